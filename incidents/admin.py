@@ -1,0 +1,112 @@
+"""Admin for editors: facet values with aliases and parents; cases with their figures and sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.forms import BaseInlineFormSet, ModelForm
+from django.http import HttpRequest
+
+from incidents import models
+from incidents.services import refresh_implied_links
+
+
+class FacetAliasInline(admin.TabularInline[models.FacetAlias, models.FacetValue]):
+    model = models.FacetAlias
+    extra = 1
+
+
+@admin.register(models.FacetValue)
+class FacetValueAdmin(admin.ModelAdmin[models.FacetValue]):
+    list_display = ["name", "facet", "slug", "parent"]
+    list_filter = ["facet"]
+    search_fields = ["name", "slug", "aliases__text"]
+    prepopulated_fields = {"slug": ["name"]}
+    autocomplete_fields = ["parent"]
+    inlines = [FacetAliasInline]
+
+    def save_model(
+        self, request: HttpRequest, obj: models.FacetValue, form: ModelForm[Any], change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        if "parent" in form.changed_data:
+            refresh_implied_links()
+
+
+class CaseFacetLinkInline(admin.TabularInline[models.CaseFacetLink, models.Case]):
+    model = models.CaseFacetLink
+    extra = 1
+    autocomplete_fields = ["value"]
+    verbose_name = "facet value"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[models.CaseFacetLink]:
+        # Implied (ancestor) links are derived; editors tag the case with its own values only.
+        return super().get_queryset(request).filter(direct=True)
+
+
+class SourceInline(admin.TabularInline[models.Source, models.Case]):
+    model = models.Source
+    extra = 0
+
+
+class KeyFigureInline(admin.TabularInline[models.KeyFigure, models.Case]):
+    model = models.KeyFigure
+    extra = 0
+
+
+class CostFigureInline(admin.TabularInline[models.CostFigure, models.Case]):
+    model = models.CostFigure
+    extra = 0
+
+
+class CaseRemediationInline(admin.TabularInline[models.CaseRemediation, models.Case]):
+    model = models.CaseRemediation
+    extra = 0
+    autocomplete_fields = ["item"]
+
+
+class CaseActionItemInline(admin.TabularInline[models.CaseActionItem, models.Case]):
+    model = models.CaseActionItem
+    extra = 0
+    autocomplete_fields = ["item"]
+
+
+class CaseLessonInline(admin.TabularInline[models.CaseLesson, models.Case]):
+    model = models.CaseLesson
+    extra = 0
+    autocomplete_fields = ["item"]
+
+
+@admin.register(models.Case)
+class CaseAdmin(admin.ModelAdmin[models.Case]):
+    list_display = ["title", "kind", "setting", "period_start", "updated_at"]
+    list_filter = ["kind", "setting"]
+    search_fields = ["title", "summary", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    inlines = [
+        CaseFacetLinkInline,
+        KeyFigureInline,
+        CostFigureInline,
+        SourceInline,
+        CaseRemediationInline,
+        CaseActionItemInline,
+        CaseLessonInline,
+    ]
+
+    def save_related(
+        self,
+        request: HttpRequest,
+        form: ModelForm[Any],
+        formsets: list[BaseInlineFormSet[Any, Any, Any]],
+        change: bool,
+    ) -> None:
+        super().save_related(request, form, formsets, change)
+        refresh_implied_links([form.instance.pk])
+
+
+@admin.register(models.Remediation, models.ActionItem, models.Lesson)
+class SharedItemAdmin(admin.ModelAdmin[Any]):
+    list_display = ["slug", "text"]
+    search_fields = ["slug", "text"]

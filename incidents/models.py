@@ -1,0 +1,331 @@
+"""The library's data model.
+
+A Case is one public failure report or study. Facet values (root cause, component, symptom,
+contributing factor, organisation) are controlled vocabularies shaped as trees; a case links to the
+values it was tagged with (`direct`) and, implied by them, to all their ancestors, so that filtering
+by a parent finds its descendants with one join. Remediations, action items and lessons are shared
+between cases, with the case-specific wording kept on the link.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from incidents.text import spelling_key
+
+
+class Facet(models.TextChoices):
+    """The dimensions a reader filters cases by."""
+
+    ROOT_CAUSE = "root_cause", "Root cause"
+    COMPONENT = "component", "Component"
+    SYMPTOM = "symptom", "Symptom"
+    CONTRIBUTING_FACTOR = "contributing_factor", "Contributing factor"
+    ORGANISATION = "organisation", "Organisation"
+
+
+class FacetValue(models.Model):
+    """One value of a facet, e.g. Symptom = "NCCL timeout"; values form a tree per facet."""
+
+    facet = models.CharField(max_length=32, choices=Facet.choices)
+    slug = models.SlugField(max_length=100)
+    name = models.CharField(max_length=150)
+    name_key = models.CharField(
+        max_length=150,
+        editable=False,
+        help_text="Canonical spelling (lower case, singular); one value per spelling.",
+    )
+    description = models.TextField(blank=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+
+    class Meta:
+        ordering = ["facet", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["facet", "slug"], name="facetvalue_unique_slug"),
+            models.UniqueConstraint(
+                fields=["facet", "name_key"], name="facetvalue_unique_spelling"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_facet_display()}: {self.name}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        # The canonical spelling is an invariant of the row, not business logic: keep it in step.
+        self.name_key = spelling_key(self.name)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class FacetAlias(models.Model):
+    """A word people use for a facet value ("NCCL hang" for NCCL timeout)."""
+
+    value = models.ForeignKey(FacetValue, on_delete=models.CASCADE, related_name="aliases")
+    facet = models.CharField(max_length=32, choices=Facet.choices, editable=False)
+    text = models.CharField(max_length=150)
+    text_key = models.CharField(max_length=150, editable=False)
+
+    class Meta:
+        ordering = ["text"]
+        verbose_name_plural = "facet aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["facet", "text_key"], name="facetalias_unique_spelling"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.facet = self.value.facet
+        self.text_key = spelling_key(self.text)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class CaseKind(models.TextChoices):
+    INCIDENT = "incident", "Incident"
+    STUDY = "study", "Study"
+    NEAR_MISS = "near-miss", "Near miss"
+
+
+class Setting(models.TextChoices):
+    TRAINING = "training", "Training"
+    EVALUATION = "evaluation", "Evaluation"
+    SERVING = "serving", "Serving"
+    PLATFORM = "platform", "Platform"
+
+
+class DatePrecision(models.TextChoices):
+    YEAR = "year", "Year"
+    MONTH = "month", "Month"
+    DAY = "day", "Day"
+
+
+class Case(models.Model):
+    """One public incident, postmortem or failure study."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=250)
+    summary = models.TextField()
+    detection = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=CaseKind.choices, default=CaseKind.INCIDENT)
+    setting = models.CharField(max_length=16, choices=Setting.choices, default=Setting.TRAINING)
+    period_start = models.DateField(null=True, blank=True)
+    period_start_precision = models.CharField(
+        max_length=8, choices=DatePrecision.choices, default=DatePrecision.DAY
+    )
+    period_end = models.DateField(null=True, blank=True)
+    period_end_precision = models.CharField(
+        max_length=8, choices=DatePrecision.choices, default=DatePrecision.DAY
+    )
+    facet_values = models.ManyToManyField(
+        FacetValue, through="CaseFacetLink", related_name="cases", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = [models.F("period_start").desc(nulls_last=True), "title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def period_label(self) -> str:
+        return case_period_label(self)
+
+
+class CaseFacetLink(models.Model):
+    """Case tagged with a facet value; `direct=False` rows are implied by a tagged descendant."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="links")
+    value = models.ForeignKey(FacetValue, on_delete=models.PROTECT, related_name="links")
+    direct = models.BooleanField(default=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["case", "value"], name="casefacetlink_unique"),
+        ]
+        indexes = [models.Index(fields=["value", "case"], name="casefacetlink_value_case")]
+
+    def __str__(self) -> str:
+        return f"{self.case.slug} → {self.value}"
+
+
+class SourceKind(models.TextChoices):
+    PRIMARY = "primary", "Primary"
+    SECONDARY = "secondary", "Secondary"
+
+
+class Source(models.Model):
+    """A public document the case's facts come from."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveSmallIntegerField(default=0)
+    url = models.URLField(max_length=500)
+    kind = models.CharField(max_length=16, choices=SourceKind.choices, default=SourceKind.PRIMARY)
+    title = models.CharField(max_length=300, blank=True)
+    archived_url = models.URLField(max_length=600, blank=True)
+
+    class Meta:
+        ordering = ["case", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "url"], name="source_unique_url_per_case"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.url
+
+
+class KeyFigure(models.Model):
+    """A number the sources give: value, unit, what it measures, where it comes from."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="key_figures")
+    position = models.PositiveSmallIntegerField(default=0)
+    value = models.FloatField()
+    unit = models.CharField(max_length=40, blank=True)
+    measures = models.CharField(max_length=300)
+    source_url = models.URLField(max_length=500)
+
+    class Meta:
+        ordering = ["case", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.display_value} {self.unit} {self.measures}".strip()
+
+    @property
+    def display_value(self) -> str:
+        """The value without a trailing ".0" for whole numbers."""
+        return f"{self.value:,.0f}" if float(self.value).is_integer() else f"{self.value:,g}"
+
+
+class CostMetric(models.TextChoices):
+    GPU_HOURS_LOST = "gpu_hours_lost", "GPU-hours lost"
+    DOWNTIME_HOURS = "downtime_hours", "Downtime (hours)"
+    INTERRUPTIONS = "interruptions", "Interruptions"
+
+
+class CostFigure(models.Model):
+    """What a failure cost, where a source gives it; lets the library weigh cases by cost."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="costs")
+    metric = models.CharField(max_length=32, choices=CostMetric.choices)
+    value = models.FloatField()
+    note = models.CharField(max_length=300, blank=True)
+    source_url = models.URLField(max_length=500)
+
+    class Meta:
+        ordering = ["case", "metric"]
+        constraints = [
+            models.UniqueConstraint(fields=["case", "metric"], name="costfigure_unique_metric"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_metric_display()}: {self.value:g}"
+
+
+class SharedItem(models.Model):
+    """Base of remediations, action items and lessons: shared between cases by slug."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    text = models.TextField()
+
+    class Meta:
+        abstract = True
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class Remediation(SharedItem):
+    """Something done to recover from or stop a failure."""
+
+
+class ActionItem(SharedItem):
+    """A follow-up planned after a failure."""
+
+
+class Lesson(SharedItem):
+    """What a failure teaches; one lesson can come from many cases."""
+
+
+class CaseItemLink(models.Model):
+    """Base of the ordered links from a case to a shared item, with the case's own wording."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+    wording = models.TextField(blank=True, help_text="The case's own wording, if it differs.")
+
+    class Meta:
+        abstract = True
+        ordering = ["case", "position"]
+
+    @property
+    def text(self) -> str:
+        """The case-specific wording, or the shared item's text."""
+        item: SharedItem = getattr(self, "item")  # noqa: B009 - defined by subclasses
+        return self.wording or item.text
+
+
+class CaseRemediation(CaseItemLink):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="remediation_links")
+    item = models.ForeignKey(Remediation, on_delete=models.PROTECT, related_name="case_links")
+
+    class Meta(CaseItemLink.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["case", "item"], name="caseremediation_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class CaseActionItem(CaseItemLink):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="action_item_links")
+    item = models.ForeignKey(ActionItem, on_delete=models.PROTECT, related_name="case_links")
+
+    class Meta(CaseItemLink.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["case", "item"], name="caseactionitem_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class CaseLesson(CaseItemLink):
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="lesson_links")
+    item = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="case_links")
+
+    class Meta(CaseItemLink.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["case", "item"], name="caselesson_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def format_period_point(date: object, precision: str) -> str:
+    """A date at the precision its source gives: "2023", "Mar 2023" or "21 Mar 2023"."""
+    import datetime as dt
+
+    if not isinstance(date, dt.date):
+        return ""
+    if precision == DatePrecision.YEAR:
+        return f"{date.year}"
+    if precision == DatePrecision.MONTH:
+        return date.strftime("%b %Y")
+    return f"{date.day} {date.strftime('%b %Y')}"
+
+
+def case_period_label(case: Case) -> str:
+    """The case's period as text, e.g. "Mar 2023 – Aug 2023"."""
+    start = format_period_point(case.period_start, case.period_start_precision)
+    end = format_period_point(case.period_end, case.period_end_precision)
+    if start and end and end != start:
+        return f"{start} – {end}"
+    return start or end

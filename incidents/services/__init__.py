@@ -1,0 +1,14 @@
+"""Writes: loading and validating the library, keeping derived rows in step."""
+
+from incidents.services.facet_links import refresh_implied_links
+from incidents.services.library_files import LibraryError, Problem, read_library
+from incidents.services.library_load import LoadReport, load_library
+
+__all__ = [
+    "LibraryError",
+    "LoadReport",
+    "Problem",
+    "load_library",
+    "read_library",
+    "refresh_implied_links",
+]

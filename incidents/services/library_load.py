@@ -1,0 +1,405 @@
+"""Loading the library's files into the database: atomic, strict and idempotent."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from incidents.models import (
+    ActionItem,
+    Case,
+    CaseActionItem,
+    CaseFacetLink,
+    CaseLesson,
+    CaseRemediation,
+    CostFigure,
+    FacetAlias,
+    FacetValue,
+    KeyFigure,
+    Lesson,
+    Remediation,
+    Source,
+)
+from incidents.services.facet_links import refresh_implied_links
+from incidents.services.library_files import (
+    FACET_FIELDS,
+    CaseEntry,
+    LibraryData,
+    LibraryError,
+    Problem,
+    SharedEntry,
+    VocabularyEntry,
+    read_library,
+)
+from incidents.text import spelling_key
+
+# The three shared kinds share one shape; typed loosely so one loop can serve them all.
+SHARED_MODELS: dict[str, Any] = {
+    "remediations": Remediation,
+    "action_items": ActionItem,
+    "lessons": Lesson,
+}
+LINK_MODELS: dict[str, Any] = {
+    "remediations": CaseRemediation,
+    "action_items": CaseActionItem,
+    "lessons": CaseLesson,
+}
+FACET_LABEL = {facet: key for key, facet in FACET_FIELDS.items()}
+
+
+@dataclass
+class LoadReport:
+    """What a load did, per kind of entry: created, updated, unchanged."""
+
+    counts: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def note(self, kind: str, outcome: str) -> None:
+        self.counts.setdefault(kind, Counter())[outcome] += 1
+
+    @property
+    def changed(self) -> bool:
+        return any(c["created"] or c["updated"] for c in self.counts.values())
+
+    def lines(self) -> list[str]:
+        return [
+            f"{kind}: {c['created']} created, {c['updated']} updated, {c['unchanged']} unchanged"
+            for kind, c in self.counts.items()
+        ]
+
+
+def load_library(paths: Iterable[Path], *, root: Path | None = None) -> LoadReport:
+    """Load or update the library from files or folders; all or nothing.
+
+    Raises LibraryError naming file, entry and field for every problem; the database is then
+    left exactly as it was.
+    """
+    data = read_library(list(paths), root=root)
+    with transaction.atomic():
+        return _apply(data)
+
+
+def _apply(data: LibraryData) -> LoadReport:
+    report = LoadReport()
+    problems: list[Problem] = []
+    values = _apply_vocabulary(data.vocabulary, report, problems)
+    shared = {kind: _apply_shared(kind, data.shared, report) for kind in SHARED_MODELS}
+    _check_case_references(data.cases, values, shared, problems)
+    if problems:
+        raise LibraryError(problems)
+    for entry in data.cases:
+        _apply_case(entry, values, shared, report)
+    refresh_implied_links()
+    return report
+
+
+def _apply_vocabulary(
+    entries: list[VocabularyEntry], report: LoadReport, problems: list[Problem]
+) -> dict[tuple[str, str], FacetValue]:
+    existing = {(v.facet, v.slug): v for v in FacetValue.objects.all()}
+    by_key = {(v.facet, v.name_key): v for v in existing.values()}
+    alias_owner = {(a.facet, a.text_key): a.value_id for a in FacetAlias.objects.all()}
+    file_slugs = {(e.facet, e.slug) for e in entries}
+    for entry in entries:
+        label = f"value '{entry.slug}'"
+        clash = by_key.get((entry.facet, spelling_key(entry.name)))
+        if (
+            clash is not None
+            and clash.slug != entry.slug
+            and (clash.facet, clash.slug) not in file_slugs
+        ):
+            problems.append(
+                Problem(
+                    entry.file,
+                    label,
+                    "name",
+                    f"{entry.name!r} is already the name of '{clash.slug}'",
+                )
+            )
+        if entry.parent and (entry.facet, entry.parent) not in file_slugs | existing.keys():
+            problems.append(
+                Problem(
+                    entry.file, label, "parent", f"{entry.parent!r} is not a {entry.facet} value"
+                )
+            )
+    if problems:
+        return existing
+
+    created: set[tuple[str, str]] = set()
+    for entry in entries:
+        if (entry.facet, entry.slug) not in existing:
+            value = FacetValue(facet=entry.facet, slug=entry.slug, name=entry.name)
+            value.save()
+            existing[(entry.facet, entry.slug)] = value
+            created.add((entry.facet, entry.slug))
+    for entry in entries:
+        value = existing[(entry.facet, entry.slug)]
+        parent = existing[(entry.facet, entry.parent)] if entry.parent else None
+        wanted = (entry.name, entry.description, parent.id if parent else None)
+        changed = (value.name, value.description, value.parent_id) != wanted
+        if changed:
+            value.name, value.description, value.parent = entry.name, entry.description, parent
+            value.save()
+        if (entry.facet, entry.slug) in created:
+            report.note("facet values", "created")
+        else:
+            report.note("facet values", "updated" if changed else "unchanged")
+    _check_cycles(entries, existing, problems)
+    _apply_aliases(entries, existing, alias_owner, problems)
+    return existing
+
+
+def _check_cycles(
+    entries: list[VocabularyEntry],
+    values: dict[tuple[str, str], FacetValue],
+    problems: list[Problem],
+) -> None:
+    parent_of = {v.id: v.parent_id for v in values.values()}
+    for entry in entries:
+        start = values[(entry.facet, entry.slug)].id
+        seen = {start}
+        current = parent_of.get(start)
+        while current is not None:
+            if current in seen:
+                problems.append(
+                    Problem(
+                        entry.file, f"value '{entry.slug}'", "parent", "the parents form a cycle"
+                    )
+                )
+                break
+            seen.add(current)
+            current = parent_of.get(current)
+
+
+def _apply_aliases(
+    entries: list[VocabularyEntry],
+    values: dict[tuple[str, str], FacetValue],
+    alias_owner: dict[tuple[str, str], int],
+    problems: list[Problem],
+) -> None:
+    names = {(v.facet, v.name_key): v for v in values.values()}
+    for entry in entries:
+        value = values[(entry.facet, entry.slug)]
+        wanted = {spelling_key(a): a for a in entry.aliases}
+        for key, text in wanted.items():
+            named = names.get((entry.facet, key))
+            owner = alias_owner.get((entry.facet, key))
+            if (named is not None and named.id != value.id) or (
+                owner is not None
+                and owner != value.id
+                and _owner_keeps(owner, key, entries, values)
+            ):
+                problems.append(
+                    Problem(
+                        entry.file,
+                        f"value '{entry.slug}'",
+                        "aliases",
+                        f"{text!r} already names another {entry.facet} value",
+                    )
+                )
+    if problems:
+        raise LibraryError(problems)
+    for entry in entries:
+        value = values[(entry.facet, entry.slug)]
+        wanted = {spelling_key(a): a for a in entry.aliases}
+        current = {a.text_key: a for a in FacetAlias.objects.filter(value=value)}
+        for key, alias in current.items():
+            if key not in wanted or alias.text != wanted[key]:
+                alias.delete()
+        for key, text in wanted.items():
+            if key not in current or current[key].text != text:
+                FacetAlias.objects.filter(facet=entry.facet, text_key=key).delete()
+                FacetAlias(value=value, text=text).save()
+
+
+def _owner_keeps(
+    owner_id: int,
+    key: str,
+    entries: list[VocabularyEntry],
+    values: dict[tuple[str, str], FacetValue],
+) -> bool:
+    """Whether an alias held in the database by another value stays with it after this load."""
+    for entry in entries:
+        if values[(entry.facet, entry.slug)].id == owner_id:
+            return key in {spelling_key(a) for a in entry.aliases}
+    return True
+
+
+def _apply_shared(kind: str, entries: list[SharedEntry], report: LoadReport) -> dict[str, Any]:
+    model = SHARED_MODELS[kind]
+    existing: dict[str, Any] = {i.slug: i for i in model.objects.all()}
+    for entry in (e for e in entries if e.kind == kind):
+        item = existing.get(entry.slug)
+        if item is None:
+            existing[entry.slug] = model.objects.create(slug=entry.slug, text=entry.text)
+            report.note(kind.replace("_", " "), "created")
+        elif item.text != entry.text:
+            item.text = entry.text
+            item.save(update_fields=["text"])
+            report.note(kind.replace("_", " "), "updated")
+        else:
+            report.note(kind.replace("_", " "), "unchanged")
+    return existing
+
+
+def _check_case_references(
+    cases: list[CaseEntry],
+    values: dict[tuple[str, str], FacetValue],
+    shared: dict[str, dict[str, Any]],
+    problems: list[Problem],
+) -> None:
+    for case in cases:
+        label = f"case '{case.slug}'"
+        for facet, slugs in case.facets.items():
+            for index, slug in enumerate(slugs):
+                if (facet, slug) not in values:
+                    problems.append(
+                        Problem(
+                            case.file,
+                            label,
+                            f"{FACET_LABEL[facet]}[{index}]",
+                            f"{slug!r} is not a known {facet.replace('_', ' ')} value",
+                        )
+                    )
+        for kind, refs in case.items.items():
+            for index, ref in enumerate(refs):
+                if ref.slug not in shared[kind]:
+                    problems.append(
+                        Problem(
+                            case.file,
+                            label,
+                            f"{kind}[{index}].ref",
+                            f"{ref.slug!r} is not a known entry of shared/{kind}*.yaml",
+                        )
+                    )
+
+
+def _case_state(case: Case) -> dict[str, Any]:
+    """The stored case in the same shape as `_entry_state`, to tell whether a load changes it."""
+    return {
+        "fields": _fields_of(case),
+        "direct": sorted(
+            case.links.filter(direct=True).values_list("value_id", flat=True)  # type: ignore[attr-defined]
+        ),
+        "sources": [
+            (s.url, s.kind, s.title, s.archived_url)
+            for s in case.sources.order_by("position")  # type: ignore[attr-defined]
+        ],
+        "figures": [
+            (f.value, f.unit, f.measures, f.source_url)
+            for f in case.key_figures.order_by("position")  # type: ignore[attr-defined]
+        ],
+        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in case.costs.all()),  # type: ignore[attr-defined]
+        **{
+            kind: [
+                (link.item_id, link.wording)
+                for link in model.objects.filter(case=case).order_by("position")
+            ]
+            for kind, model in LINK_MODELS.items()
+        },
+    }
+
+
+def _fields_of(case: Case) -> dict[str, Any]:
+    return {
+        name: getattr(case, name)
+        for name in (
+            "title", "summary", "detection", "kind", "setting", "period_start",
+            "period_start_precision", "period_end", "period_end_precision",
+        )
+    }  # fmt: skip
+
+
+def _entry_state(
+    entry: CaseEntry,
+    values: dict[tuple[str, str], FacetValue],
+    shared: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    start, end = entry.period_start, entry.period_end
+    return {
+        "fields": {
+            "title": entry.title,
+            "summary": entry.summary,
+            "detection": entry.detection,
+            "kind": entry.kind,
+            "setting": entry.setting,
+            "period_start": start.date if start else None,
+            "period_start_precision": start.precision if start else "day",
+            "period_end": end.date if end else None,
+            "period_end_precision": end.precision if end else "day",
+        },
+        "direct": sorted(
+            values[(facet, slug)].id for facet, slugs in entry.facets.items() for slug in slugs
+        ),
+        "sources": [(s.url, s.kind, s.title, s.archived_url) for s in entry.sources],
+        "figures": [(f.value, f.unit, f.measures, f.source_url) for f in entry.key_figures],
+        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in entry.costs),
+        **{
+            kind: [(shared[kind][ref.slug].id, ref.wording) for ref in refs]
+            for kind, refs in entry.items.items()
+        },
+    }
+
+
+def _apply_case(
+    entry: CaseEntry,
+    values: dict[tuple[str, str], FacetValue],
+    shared: dict[str, dict[str, Any]],
+    report: LoadReport,
+) -> None:
+    wanted = _entry_state(entry, values, shared)
+    case = Case.objects.filter(slug=entry.slug).first()
+    if case is not None and _case_state(case) == wanted:
+        report.note("cases", "unchanged")
+        return
+    if case is None:
+        case = Case(slug=entry.slug)
+        report.note("cases", "created")
+    else:
+        report.note("cases", "updated")
+    for name, value in wanted["fields"].items():
+        setattr(case, name, value)
+    case.save()
+    CaseFacetLink.objects.filter(case=case).delete()
+    CaseFacetLink.objects.bulk_create(
+        CaseFacetLink(case=case, value_id=value_id, direct=True) for value_id in wanted["direct"]
+    )
+    Source.objects.filter(case=case).delete()
+    Source.objects.bulk_create(
+        Source(
+            case=case,
+            position=i,
+            url=s.url,
+            kind=s.kind,
+            title=s.title,
+            archived_url=s.archived_url,
+        )
+        for i, s in enumerate(entry.sources)
+    )
+    KeyFigure.objects.filter(case=case).delete()
+    KeyFigure.objects.bulk_create(
+        KeyFigure(
+            case=case,
+            position=i,
+            value=f.value,
+            unit=f.unit,
+            measures=f.measures,
+            source_url=f.source_url,
+        )
+        for i, f in enumerate(entry.key_figures)
+    )
+    CostFigure.objects.filter(case=case).delete()
+    CostFigure.objects.bulk_create(
+        CostFigure(case=case, metric=c.metric, value=c.value, note=c.note, source_url=c.source_url)
+        for c in entry.costs
+    )
+    for kind, model in LINK_MODELS.items():
+        model.objects.filter(case=case).delete()
+        model.objects.bulk_create(
+            model(case=case, item=shared[kind][ref.slug], position=i, wording=ref.wording)
+            for i, ref in enumerate(entry.items[kind])
+        )

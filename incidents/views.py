@@ -1,0 +1,34 @@
+"""Pages: the library (cases with facets and counts) and the case card."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from incidents import selectors
+from incidents.models import Case
+from incidents.vocabulary import FACETS
+
+
+def case_list(request: HttpRequest) -> HttpResponse:
+    """The library: filtered cases, newest first, with live counts per facet value."""
+    result = selectors.case_list(params=request.GET, page=request.GET.get("page", 1))
+    rows = [(case, selectors.values_by_facet(case)) for case in result.page.object_list]
+    return render(
+        request,
+        "incidents/case_list.html",
+        {"result": result, "rows": rows, "facets": FACETS},
+    )
+
+
+def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """The case card: symptoms, causes, components, factors, detection, remedies, lessons, sources."""
+    try:
+        case = selectors.case_detail(slug=slug)
+    except Case.DoesNotExist as exc:
+        raise Http404(f"No case with slug {slug!r}") from exc
+    return render(
+        request,
+        "incidents/case_detail.html",
+        {"case": case, "values": selectors.values_by_facet(case), "facets": FACETS},
+    )

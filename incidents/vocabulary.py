@@ -1,0 +1,72 @@
+"""The facet vocabulary held in memory for one request: values by id and slug, and the tree."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from incidents.models import Facet, FacetValue
+
+
+@dataclass
+class Vocabulary:
+    """All facet values, loaded with one query; small enough to hold whole."""
+
+    values: dict[int, FacetValue]
+    by_slug: dict[tuple[str, str], FacetValue] = field(init=False)
+    children: dict[int | None, list[FacetValue]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.by_slug = {(v.facet, v.slug): v for v in self.values.values()}
+        self.children = defaultdict(list)
+        for value in sorted(self.values.values(), key=lambda v: v.name.lower()):
+            self.children[value.parent_id].append(value)
+
+    @classmethod
+    def load(cls) -> Vocabulary:
+        return cls({v.id: v for v in FacetValue.objects.all()})
+
+    def slugs(self, facet: str) -> list[str]:
+        return sorted(slug for (f, slug) in self.by_slug if f == facet)
+
+    def get(self, facet: str, slug: str) -> FacetValue | None:
+        return self.by_slug.get((facet, slug))
+
+    def roots(self, facet: str) -> list[FacetValue]:
+        return [v for v in self.children[None] if v.facet == facet]
+
+    def depth(self, value: FacetValue) -> int:
+        depth, current = 0, value.parent_id
+        while current is not None and depth < 20:
+            depth += 1
+            current = self.values[current].parent_id
+        return depth
+
+    def path(self, value: FacetValue) -> list[FacetValue]:
+        """The value's ancestors from the root down, then the value itself."""
+        chain = [value]
+        while chain[0].parent_id is not None and len(chain) < 20:
+            chain.insert(0, self.values[chain[0].parent_id])
+        return chain
+
+    def in_tree_order(self, facet: str) -> list[FacetValue]:
+        """Every value of a facet, each parent followed by its children (depth first)."""
+        ordered: list[FacetValue] = []
+
+        def walk(items: list[FacetValue]) -> None:
+            for item in items:
+                ordered.append(item)
+                walk(self.children.get(item.id, []))
+
+        walk(self.roots(facet))
+        return ordered
+
+
+FACETS: list[tuple[str, str, str]] = [
+    # (facet, query parameter, plural label)
+    (Facet.ROOT_CAUSE, "root_cause", "Root causes"),
+    (Facet.COMPONENT, "component", "Components"),
+    (Facet.SYMPTOM, "symptom", "Symptoms"),
+    (Facet.CONTRIBUTING_FACTOR, "contributing_factor", "Contributing factors"),
+    (Facet.ORGANISATION, "organisation", "Organisations"),
+]

@@ -1,0 +1,145 @@
+"""The one facet path: filters, "what if" counts per facet value, and constant query counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
+
+from incidents import selectors
+from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.services import refresh_implied_links
+
+pytestmark = pytest.mark.django_db
+
+
+def _slugs(query: str) -> list[str]:
+    result = selectors.case_list(params=QueryDict(query))
+    return sorted(c.slug for c in result.cases)
+
+
+def _counts(query: str, param: str) -> dict[str, int]:
+    result = selectors.case_list(params=QueryDict(query))
+    group = next(g for g in result.facets if g.param == param)
+    return {item.value.slug: item.count for item in group.values}
+
+
+def test_no_filter_lists_every_case_newest_first(small_library: None) -> None:
+    result = selectors.case_list(params=QueryDict(""))
+    assert [c.slug for c in result.page.object_list] == [
+        "hbm-failures",  # 2024
+        "leaky-loader",  # 2023-03
+        "flaky-network",  # 2022-05-02
+    ]
+
+
+def test_or_within_a_facet_and_across_facets(small_library: None) -> None:
+    assert _slugs("component=training-data-loader&component=network") == [
+        "flaky-network",
+        "leaky-loader",
+    ]
+    assert _slugs("component=training-data-loader&component=network&organisation=meta") == [
+        "flaky-network"
+    ]
+
+
+def test_parent_value_matches_descendants(small_library: None) -> None:
+    assert _slugs("component=gpu-hardware") == ["hbm-failures"]  # tagged gpu-memory only
+    assert _slugs("symptom=job-crash") == ["flaky-network", "hbm-failures"]  # ecc-error is a child
+
+
+def test_exclude_a_value(small_library: None) -> None:
+    assert _slugs("not_organisation=meta") == ["leaky-loader"]
+    assert _slugs("symptom=nccl-timeout&not_component=network") == ["leaky-loader"]
+
+
+def test_text_filter_mixes_with_facets(small_library: None) -> None:
+    assert _slugs("q=memory") == ["hbm-failures", "leaky-loader"]
+    assert _slugs("q=memory&organisation=meta") == ["hbm-failures"]
+
+
+def test_each_facet_is_counted_on_the_set_filtered_by_the_other_facets(small_library: None) -> None:
+    query = "organisation=meta&symptom=nccl-timeout"
+    # Organisation counts ignore the organisation filter: what clicking another org would add.
+    assert _counts(query, "organisation") == {"meta": 1, "shanghai-ai-laboratory": 1}
+    # Symptom counts ignore the symptom filter but keep organisation=meta.
+    assert _counts(query, "symptom") == {"nccl-timeout": 1, "job-crash": 2, "ecc-error": 1}
+    # Other facets are counted on the fully filtered set (flaky-network only).
+    assert _counts(query, "component") == {
+        "network": 1,
+        "gpu-hardware": 0,
+        "gpu-memory": 0,
+        "training-data-loader": 0,
+    }
+
+
+def test_parent_counts_distinct_cases_of_its_subtree(small_library: None) -> None:
+    counts = _counts("", "symptom")
+    # flaky-network is tagged job-crash; hbm-failures is tagged ecc-error (a child of job-crash).
+    assert counts["job-crash"] == 2
+    assert counts["ecc-error"] == 1
+
+
+def test_unknown_slug_is_reported_not_a_crash(small_library: None) -> None:
+    result = selectors.case_list(params=QueryDict("component=no-such-thing&organisation=meta"))
+    assert "component" in result.errors
+    assert "no-such-thing" in result.errors["component"][0]
+    # The valid filter still applies.
+    assert sorted(c.slug for c in result.cases) == ["flaky-network", "hbm-failures"]
+
+
+def _add_cases(count: int) -> None:
+    values = list(FacetValue.objects.filter(parent__isnull=True))
+    cases = Case.objects.bulk_create(
+        Case(
+            slug=f"bulk-{i}",
+            title=f"Bulk case {i}",
+            summary="Synthetic case for query counting.",
+            period_start=dt.date(2020, 1, 1) + dt.timedelta(days=i % 1500),
+        )
+        for i in range(count)
+    )
+    CaseFacetLink.objects.bulk_create(
+        CaseFacetLink(case=case, value=values[(i + k) % len(values)], direct=True)
+        for i, case in enumerate(cases)
+        for k in range(3)
+    )
+    refresh_implied_links()
+
+
+def _queries_for_list(query: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        result = selectors.case_list(params=QueryDict(query))
+        list(result.page.object_list)
+        [g.values for g in result.facets]
+    return len(ctx.captured_queries)
+
+
+def _queries_for_detail(slug: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        case = selectors.case_detail(slug=slug)
+        selectors.values_by_facet(case)
+        list(case.sources.all()), list(case.key_figures.all()), list(case.costs.all())  # type: ignore[attr-defined]
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize(
+    "query", ["", "organisation=meta&symptom=job-crash", "q=case&not_component=network"]
+)
+def test_query_count_does_not_grow_with_the_number_of_cases(
+    small_library: None, query: str
+) -> None:
+    _add_cases(7)  # 10 cases
+    small = _queries_for_list(query)
+    _add_cases(0)
+    Case.objects.filter(slug__startswith="bulk-").delete()
+    _add_cases(4997)  # 5,000 cases
+    assert Case.objects.count() == 5000
+    assert _queries_for_list(query) == small
+
+
+def test_case_detail_query_count_is_constant(small_library: None) -> None:
+    assert _queries_for_detail("leaky-loader") == _queries_for_detail("hbm-failures")

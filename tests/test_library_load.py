@@ -1,0 +1,238 @@
+"""Loading the library: strict, atomic, idempotent, with errors that name file, case and field."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue, KeyFigure
+from incidents.services import LibraryError, load_library
+
+pytestmark = pytest.mark.django_db
+
+
+def _load_command(*paths: Path) -> str:
+    out = StringIO()
+    call_command("load_cases", *[str(p) for p in paths], stdout=out)
+    return out.getvalue()
+
+
+def _replace(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new))
+
+
+def test_loads_cases_with_all_their_parts(library_copy: Path) -> None:
+    _load_command(library_copy)
+
+    case = Case.objects.get(slug="leaky-loader")
+    assert case.title == "A leaking data loader stalls pretraining"
+    assert case.period_label == "Mar 2023 – Aug 2023"
+    assert [f.measures for f in KeyFigure.objects.filter(case=case)] == [
+        "A100 GPUs in the two clusters"
+    ]
+    assert case.costs.get().value == 12  # type: ignore[attr-defined]
+    assert [link.text for link in case.remediation_links.all()] == [  # type: ignore[attr-defined]
+        "Restarted by hand from the last checkpoint."
+    ]
+    assert [link.text for link in case.lesson_links.all()] == [  # type: ignore[attr-defined]
+        "Weigh failures by the GPU time they cost, not by how often they happen."
+    ]
+
+
+def test_loading_twice_changes_nothing(library_copy: Path) -> None:
+    _load_command(library_copy)
+    before = list(Case.objects.values_list("id", "updated_at").order_by("id"))
+    links_before = list(CaseFacetLink.objects.values_list("id", flat=True).order_by("id"))
+
+    output = _load_command(library_copy)
+
+    assert "Library already up to date." in output
+    assert "cases: 0 created, 0 updated, 3 unchanged" in output
+    assert list(Case.objects.values_list("id", "updated_at").order_by("id")) == before
+    assert list(CaseFacetLink.objects.values_list("id", flat=True).order_by("id")) == links_before
+
+
+def test_an_edit_updates_only_that_case(library_copy: Path) -> None:
+    _load_command(library_copy)
+    _replace(library_copy / "cases" / "hbm-failures.yaml", "many times", "419 times")
+
+    output = _load_command(library_copy)
+
+    assert "cases: 0 created, 1 updated, 2 unchanged" in output
+    assert "419 times" in Case.objects.get(slug="hbm-failures").summary
+
+
+def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
+    _load_command(library_copy)
+    hbm = Case.objects.get(slug="hbm-failures")
+    links = {(link.value.slug, link.direct) for link in CaseFacetLink.objects.filter(case=hbm)}
+    assert ("gpu-memory", True) in links
+    assert ("gpu-hardware", False) in links  # implied by its child gpu-memory
+    assert ("job-crash", False) in links  # ecc-error's parent
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "expected"),
+    [
+        (
+            "cases/leaky-loader.yaml",
+            'url: "https://example.org/paper", kind',
+            'url: "htp:/broken", kind',
+            "cases/leaky-loader.yaml: case 'leaky-loader': field 'sources[0].url': "
+            "'htp:/broken' is not a valid http(s) URL",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "symptoms: [nccl-timeout]",
+            "symptoms: [nccl-timeouts-typo]",
+            "cases/leaky-loader.yaml: case 'leaky-loader': field 'symptoms[0]': "
+            "'nccl-timeouts-typo' is not a known symptom value",
+        ),
+        (
+            "cases/hbm-failures.yaml",
+            "title: HBM failures interrupt a large run\n",
+            "",
+            "cases/hbm-failures.yaml: case 'hbm-failures': field 'title': is required",
+        ),
+        (
+            "cases/hbm-failures.yaml",
+            "period: {start: 2024}",
+            "period: {start: 2024-13}",
+            "cases/hbm-failures.yaml: case 'hbm-failures': field 'period.start': '2024-13' is not a real date",
+        ),
+        (
+            "cases/flaky-network.yaml",
+            "kind: incident",
+            "kind: outage",
+            "cases/flaky-network.yaml: case 'flaky-network': field 'kind': 'outage' is not one of",
+        ),
+        (
+            "cases/flaky-network.yaml",
+            "summary:",
+            "sumary:",
+            "cases/flaky-network.yaml: case 'flaky-network': field 'sumary': is not a known field",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "lessons: [weight-failures-by-gpu-time]",
+            "lessons: [unknown-lesson]",
+            "field 'lessons[0].ref': 'unknown-lesson' is not a known entry of shared/lessons*.yaml",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            'measures: A100 GPUs in the two clusters, source: "https://example.org/paper"',
+            'measures: A100 GPUs in the two clusters, source: "https://example.org/other"',
+            "field 'key_figures[0].source': 'https://example.org/other' is not one of the case's sources",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "  interruptions: {value: 12,",
+            "  interruptions: {value: many,",
+            "field 'cost.interruptions.value': 'many' is not a number",
+        ),
+        (
+            "vocabulary/component.yaml",
+            "  name: Network\n",
+            "  name: GPUs\n",
+            "vocabulary/component.yaml: value 'network': field 'name': 'GPUs' is the same spelling as 'GPU'",
+        ),
+        (
+            "vocabulary/component.yaml",
+            "  parent: gpu-hardware\n",
+            "  parent: gpu-hardwares\n",
+            "vocabulary/component.yaml: value 'gpu-memory': field 'parent': 'gpu-hardwares' is not a "
+            "component value",
+        ),
+        (
+            "cases/flaky-network.yaml",
+            "title: Flapping links slow a job\n",
+            "title: [Flapping\n",
+            "cases/flaky-network.yaml: is not valid YAML (line",
+        ),
+    ],
+)
+def test_a_broken_field_is_named_and_nothing_is_written(
+    library_copy: Path, file: str, old: str, new: str, expected: str
+) -> None:
+    _replace(library_copy / file, old, new)
+
+    with pytest.raises(CommandError) as info:
+        _load_command(library_copy)
+
+    assert expected in str(info.value)
+    assert "nothing was loaded" in str(info.value)
+    assert Case.objects.count() == 0
+    assert FacetValue.objects.count() == 0
+
+
+def test_a_broken_update_leaves_the_previous_library_intact(library_copy: Path) -> None:
+    _load_command(library_copy)
+    _replace(library_copy / "cases" / "hbm-failures.yaml", "many times", "419 times")
+    _replace(library_copy / "cases" / "leaky-loader.yaml", "kind: incident", "kind: wrong")
+
+    with pytest.raises(LibraryError):
+        load_library([library_copy])
+
+    assert "many times" in Case.objects.get(slug="hbm-failures").summary
+    assert Case.objects.count() == 3
+
+
+def test_software_bug_and_software_bugs_cannot_both_exist(library_copy: Path) -> None:
+    (library_copy / "vocabulary" / "root_cause-extra.yaml").write_text(
+        "- slug: software-bugs\n  name: Software Bugs\n  description: dup\n"
+    )
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    message = str(info.value)
+    assert "is the same spelling as" in message
+    assert "'Software Bugs'" in message and "'Software bug'" in message
+
+
+def test_every_problem_is_reported_at_once(library_copy: Path) -> None:
+    _replace(library_copy / "cases" / "hbm-failures.yaml", "kind: study", "kind: nope")
+    _replace(library_copy / "cases" / "flaky-network.yaml", "setting: training", "setting: nope")
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    files = {p.file.split("/")[-1] for p in info.value.problems}
+    assert files == {"hbm-failures.yaml", "flaky-network.yaml"}
+
+
+def test_parent_cycle_is_refused(library_copy: Path) -> None:
+    _replace(
+        library_copy / "vocabulary" / "component.yaml",
+        "  description: The accelerators themselves.\n",
+        "  description: The accelerators themselves.\n  parent: gpu-memory\n",
+    )
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    assert "the parents form a cycle" in str(info.value)
+    assert FacetValue.objects.count() == 0
+
+
+def test_aliases_are_loaded_and_one_alias_cannot_name_two_values(library_copy: Path) -> None:
+    load_library([library_copy])
+    assert set(
+        FacetAlias.objects.filter(value__slug="nccl-timeout").values_list("text", flat=True)
+    ) == {
+        "NCCL hang",
+        "collective timeout",
+    }
+    _replace(
+        library_copy / "vocabulary" / "symptom.yaml",
+        "description: The job stopped with an error.",
+        "description: The job stopped with an error.\n  aliases: [NCCL hangs]",
+    )
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    assert "'NCCL hangs' is the same spelling as 'NCCL hang'" in str(info.value)
+
+
+def test_missing_path_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(CommandError) as info:
+        _load_command(tmp_path / "nope")
+    assert "nope: does not exist" in str(info.value)
