@@ -1,10 +1,10 @@
 from django.urls import path
 
-from incidents import views
+from incidents import case_views, views
 
 app_name = "incidents"
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
-    path("cases/<slug:slug>/", views.case_detail, name="case-detail"),
+    path("cases/<slug:slug>/", case_views.case_detail, name="case-detail"),
 ]

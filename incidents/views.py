@@ -1,12 +1,11 @@
-"""Pages: the library (cases with facets and counts) and the case card."""
+"""The library page: cases with facets, live counts and search."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from incidents import selectors
-from incidents.models import Case
 from incidents.vocabulary import FACETS
 
 
@@ -18,17 +17,4 @@ def case_list(request: HttpRequest) -> HttpResponse:
         request,
         "incidents/case_list.html",
         {"result": result, "rows": rows, "facets": FACETS},
-    )
-
-
-def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """The case card: symptoms, causes, components, factors, detection, remedies, lessons, sources."""
-    try:
-        case = selectors.case_detail(slug=slug)
-    except Case.DoesNotExist as exc:
-        raise Http404(f"No case with slug {slug!r}") from exc
-    return render(
-        request,
-        "incidents/case_detail.html",
-        {"case": case, "values": selectors.values_by_facet(case), "facets": FACETS},
     )
