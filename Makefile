@@ -1,0 +1,48 @@
+# Two commands for a newcomer (see README.md):
+#   make run    install, migrate, load the seeded library, serve on http://127.0.0.1:8000 (SQLite)
+#   make test   install test tools (and, as root on Debian, chromium and a real kube-apiserver),
+#               then run the whole test suite; DATABASE_URL=postgres://... runs it on PostgreSQL
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.PHONY: run test install install-dev provision lint
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	DEBUG=1 $(BIN)/python manage.py migrate --no-input
+	DEBUG=1 $(BIN)/python manage.py load_cases
+	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# System packages for the browser and API-server tests; needs root and apt (Debian). Elsewhere
+# those tests skip with a message saying what is missing, unless CI asks for them to be required.
+provision:
+	@if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null; then \
+		bash tests/provision/chromium.sh && bash tests/kubeapi/provision.sh; \
+	else \
+		echo "provision: not root or no apt-get; browser and kube-apiserver tests will be skipped"; \
+	fi
+
+test: install-dev provision
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy incidents
+	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
