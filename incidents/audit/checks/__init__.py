@@ -1,0 +1,42 @@
+"""The check registry: every check kubegap runs, in a stable order."""
+
+from __future__ import annotations
+
+from ..errors import UsageError
+from ..model import Check
+from . import (
+    alerts,
+    checkpointing,
+    gpu_health,
+    memory,
+    monitoring,
+    platform,
+    preflight,
+    scheduling,
+    training_jobs,
+)
+
+_MODULES = (
+    gpu_health,
+    monitoring,
+    alerts,
+    training_jobs,
+    checkpointing,
+    memory,
+    scheduling,
+    preflight,
+    platform,
+)
+REGISTRY: dict[str, Check] = {c.id: c for m in _MODULES for c in m.CHECKS}
+ALL_CHECKS: list[Check] = sorted(REGISTRY.values(), key=lambda c: c.id)
+
+
+def select(ids: str | None) -> list[Check]:
+    """Checks named in a comma-separated list (all when empty); unknown ids are an error."""
+    if not ids:
+        return list(ALL_CHECKS)
+    wanted = [i.strip().upper() for i in ids.split(",") if i.strip()]
+    unknown = [i for i in wanted if i not in REGISTRY]
+    if unknown:
+        raise UsageError(f"unknown check id(s): {', '.join(unknown)} (see kubegap list-checks)")
+    return [REGISTRY[i] for i in sorted(set(wanted))]

@@ -1,0 +1,210 @@
+"""Alerting: is anybody paged for hot GPUs, hardware errors and stalled training?"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from ..context import Context
+from ..model import CLUSTER, Check, Evidence, Reference, Result, fail, not_applicable, passed
+from .common import name_of
+
+RULES = "prometheusrules.monitoring.coreos.com"
+THERMAL = re.compile(
+    r"DCGM_FI_DEV_(GPU_TEMP|MEMORY_TEMP|THERMAL_VIOLATION|CLOCK_THROTTLE_REASONS|"
+    r"CLOCKS_EVENT_REASONS)|amdgpu_.*temperature"
+)
+XID = re.compile(r"DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT")
+ECC = re.compile(r"DCGM_FI_DEV_ECC_DBE|DCGM_FI_DEV_ROW_REMAP_FAILURE|DCGM_FI_DEV_RETIRED_DBE")
+NVLINK = re.compile(r"DCGM_FI_DEV_NVLINK_\w*(ERROR|CRC)")
+GPU_ACTIVITY = re.compile(
+    r"DCGM_FI_(DEV_GPU_UTIL|PROF_GR_ENGINE_ACTIVE|PROF_SM_ACTIVE|PROF_PIPE_TENSOR_ACTIVE|"
+    r"PROF_NVLINK_[RT]X_BYTES)"
+)
+PROGRESS = re.compile(
+    r"(changes|absent_over_time|increase|rate|deriv|delta|time\(\)\s*-)\s*\(?\s*[\w:]*"
+    r"(step|iteration|iter|progress|heartbeat|samples|tokens)",
+    re.IGNORECASE,
+)
+
+AlertRule = tuple[str, str, str]  # (namespace/name, alert, expr)
+
+
+def alert_rules(ctx: Context) -> list[AlertRule]:
+    out: list[AlertRule] = []
+    for pr in ctx.items(RULES):
+        where = f"{pr['metadata'].get('namespace')}/{name_of(pr)}"
+        for group in (pr.get("spec") or {}).get("groups") or []:
+            for rule in group.get("rules") or []:
+                if rule.get("alert"):
+                    out.append((where, str(rule["alert"]), str(rule.get("expr", ""))))
+    return out
+
+
+def _alert_check(
+    ctx: Context, wanted: dict[str, Callable[[str], bool]], required: tuple[str, ...], what: str
+) -> Iterator[Result]:
+    if not ctx.gpu_nodes:
+        yield not_applicable("no GPU nodes")
+        return
+    if ctx.absent(RULES):
+        yield fail(
+            CLUSTER,
+            f"no {what}: the PrometheusRule CRD is not installed",
+            Evidence("prometheusrules", "CRD absent", f"a PrometheusRule alerting on {what}"),
+        )
+        return
+    rules = alert_rules(ctx)
+    found = {
+        label: sorted(f"{where}:{alert}" for where, alert, expr in rules if match(expr))
+        for label, match in wanted.items()
+    }
+    missing = [label for label in required if not found[label]]
+    observed = {label: found[label][:3] or "none" for label in wanted}
+    if missing:
+        yield fail(
+            CLUSTER,
+            f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules examined)",
+            Evidence(
+                "prometheusrules[*].spec.groups[*].rules[*].expr",
+                observed,
+                "an alert for " + ", ".join(required),
+            ),  # fmt: skip
+        )
+    else:
+        yield passed(
+            f"{what} alerts found",
+            Evidence(
+                "prometheusrules[*].spec.groups[*].rules[*].expr",
+                observed,
+                "an alert for " + ", ".join(required),
+            ),  # fmt: skip
+        )
+
+
+def thermal_alert(ctx: Context) -> Iterator[Result]:
+    yield from _alert_check(
+        ctx, {"GPU temperature": lambda e: bool(THERMAL.search(e))}, ("GPU temperature",),
+        "GPU thermal",
+    )  # fmt: skip
+
+
+def hardware_alert(ctx: Context) -> Iterator[Result]:
+    wanted: dict[str, Callable[[str], bool]] = {
+        "XID errors": lambda e: bool(XID.search(e)),
+        "ECC errors": lambda e: bool(ECC.search(e)),
+        "NVLink errors": lambda e: bool(NVLINK.search(e)),
+    }
+    yield from _alert_check(ctx, wanted, ("XID errors", "ECC errors"), "GPU hardware error")
+
+
+def stall_alert(ctx: Context) -> Iterator[Result]:
+    wanted: dict[str, Callable[[str], bool]] = {
+        "stalled training": lambda e: bool(GPU_ACTIVITY.search(e) or PROGRESS.search(e)),
+    }
+    yield from _alert_check(ctx, wanted, ("stalled training",), "training stall")
+
+
+_PROM = Reference(
+    "https://prometheus-operator.dev/docs/api-reference/api/#monitoring.coreos.com/v1.PrometheusRule",
+    "Prometheus Operator: PrometheusRule",
+)
+
+CHECKS = [
+    Check(
+        id="ALERT-001",
+        title="No alert on GPU temperature or thermal throttling",
+        severity="high",
+        category="alerting",
+        reads=("nodes", RULES),
+        cases=(
+            "acme-kalos-overheating-jul2023",
+            "meta-llama3-power-thermal-effects",
+            "acme-seren-kalos-pretraining-failures",
+        ),
+        references=(
+            _PROM,
+            Reference(
+                "https://github.com/tensorflow/tensorflow/issues/40042",
+                "Overheated GPU slows training",
+            ),
+            Reference(
+                "https://github.com/NVIDIA/NVSentinel/pull/1371", "NVSentinel: thermal margin watch"
+            ),
+        ),
+        why=(
+            "Overheating GPUs produced NVLink and ECC errors in the Acme Kalos cluster during a "
+            "hot month. Neither the GPU Operator nor the dcgm-exporter chart ships a temperature "
+            "alert, so unless someone wrote one, heat is noticed only through failed jobs."
+        ),
+        remediation=(
+            "Add a PrometheusRule alerting on DCGM_FI_DEV_GPU_TEMP / DCGM_FI_DEV_MEMORY_TEMP "
+            "above the GPU's slowdown threshold and on thermal-violation or clock-event reasons."
+        ),
+        confidence="heuristic",
+        func=thermal_alert,
+    ),
+    Check(
+        id="ALERT-002",
+        title="No alert on GPU hardware errors (XID, ECC)",
+        severity="high",
+        category="alerting",
+        reads=("nodes", RULES),
+        cases=(
+            "meta-llama3-405b-interruptions",
+            "acme-llm-dev-infra-failures",
+            "meta-opt175b-hardware-restarts",
+            "meta-rsc-reliability-study",
+        ),
+        references=(
+            _PROM,
+            Reference(
+                "https://arxiv.org/abs/2503.11901", "GPU resilience on the Delta supercomputer"
+            ),
+        ),
+        why=(
+            "XID and uncorrectable ECC errors precede most GPU-caused interruptions. If they are "
+            "collected but no rule pages anybody, the bad node keeps failing jobs until a person "
+            "reads the logs."
+        ),
+        remediation=(
+            "Add PrometheusRule alerts on DCGM_FI_DEV_XID_ERRORS (or DCGM_EXP_XID_ERRORS_COUNT), "
+            "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL / DCGM_FI_DEV_ROW_REMAP_FAILURE and NVLink error counters."
+        ),
+        confidence="heuristic",
+        func=hardware_alert,
+    ),
+    Check(
+        id="ALERT-003",
+        title="No alert for training that stalls without an error",
+        severity="high",
+        category="alerting",
+        reads=("nodes", RULES),
+        cases=(
+            "bigscience-bloom176b-eval-dataloader-deadlock",
+            "bigscience-bloom176b-gpu-crash-hang",
+            "acme-seren-kalos-pretraining-failures",
+            "bytedance-byterobust-failure-characterization",
+        ),
+        references=(
+            _PROM,
+            Reference(
+                "https://github.com/pytorch/pytorch/issues/97191",
+                "NCCL watchdog failed to crash a hung job",
+            ),
+            Reference("https://arxiv.org/abs/2509.16293", "ByteRobust: hang detection"),
+        ),
+        why=(
+            "Hung jobs do not fail: GPUs sit at 100% or idle, no error is logged, and the job "
+            "burns its allocation for hours until someone looks. Only an alert on GPU activity or "
+            "on a training-progress metric catches it."
+        ),
+        remediation=(
+            "Alert when GPU activity (DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_GPU_UTIL) of a "
+            "running job stays flat or at zero for N minutes, or when a step/heartbeat metric "
+            "stops changing (changes(...[15m]) == 0)."
+        ),
+        confidence="heuristic",
+        func=stall_alert,
+    ),
+]

@@ -1,0 +1,242 @@
+"""Checkpointing: time to save on SIGTERM, somewhere durable to save to, interruptible nodes."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..context import WORKLOAD_KINDS, Context
+from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
+from ..projection import Obj
+from .common import name_of
+
+MIN_GRACE_SECONDS = 120
+DEFAULT_GRACE_SECONDS = 30
+DURABLE_VOLUMES = frozenset(
+    {
+        "persistentVolumeClaim",
+        "nfs",
+        "csi",
+        "cephfs",
+        "glusterfs",
+        "azureFile",
+        "iscsi",
+        "fc",
+        "rbd",
+    }
+)
+OBJECT_STORE = re.compile(r"\b(s3|gs|gcs|az|abfss?|hdfs|oss|wasbs?)://")
+SPOT_LABELS = {
+    "karpenter.sh/capacity-type": "spot",
+    "eks.amazonaws.com/capacityType": "SPOT",
+    "cloud.google.com/gke-spot": "true",
+    "cloud.google.com/gke-preemptible": "true",
+    "kubernetes.azure.com/scalesetpriority": "spot",
+}
+
+
+def grace(spec: Obj) -> int:
+    value = spec.get("terminationGracePeriodSeconds")
+    return DEFAULT_GRACE_SECONDS if value is None else int(value)
+
+
+def durable_storage(spec: Obj) -> str | None:
+    """What makes checkpoints durable for this pod spec, or None."""
+    for v in spec.get("volumes") or []:
+        kinds = sorted(set(v) & DURABLE_VOLUMES)
+        if kinds:
+            return f"volume {v.get('name')} ({kinds[0]})"
+    for c in spec.get("containers") or []:
+        words = [str(e.get("value", "")) for e in c.get("env") or []]
+        words += [str(a) for a in (c.get("args") or []) + (c.get("command") or [])]
+        for word in words:
+            if OBJECT_STORE.search(word):
+                return "object-store path in env/args"
+    return None
+
+
+def grace_period(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if not workloads:
+        yield not_applicable("no active GPU workload")
+        return
+    failed = 0
+    for w in workloads:
+        seconds = grace(w.spec)
+        if seconds >= MIN_GRACE_SECONDS:
+            continue
+        failed += 1
+        observed = seconds if "terminationGracePeriodSeconds" in w.spec else f"unset ({seconds})"
+        yield fail(
+            w.resource,
+            f"SIGKILL {seconds}s after SIGTERM: too short to write a checkpoint",
+            Evidence(
+                f"{w.path}.terminationGracePeriodSeconds", observed, f">= {MIN_GRACE_SECONDS}"
+            ),
+        )
+    if not failed:
+        yield passed(f"{len(workloads)} GPU workloads allow >= {MIN_GRACE_SECONDS}s to checkpoint")
+
+
+def checkpoint_volume(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if not workloads:
+        yield not_applicable("no active GPU workload")
+        return
+    failed = 0
+    for w in workloads:
+        if durable_storage(w.spec):
+            continue
+        failed += 1
+        kinds = sorted({k for v in w.spec.get("volumes") or [] for k in v if k != "name"})
+        yield fail(
+            w.resource,
+            "no durable place to write checkpoints",
+            Evidence(
+                f"{w.path}.volumes", kinds or None, "a PVC/NFS/CSI volume or an object-store path"
+            ),  # fmt: skip
+        )
+    if not failed:
+        yield passed(f"{len(workloads)} GPU workloads have durable checkpoint storage")
+
+
+def spot_label(node: Obj) -> str | None:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    for key, value in SPOT_LABELS.items():
+        if str(labels.get(key, "")).lower() == value.lower():
+            return f"{key}={labels[key]}"
+    return None
+
+
+def spot_protection(ctx: Context) -> Iterator[Result]:
+    spot = {name_of(n): spot_label(n) for n in ctx.gpu_nodes if spot_label(n)}
+    if not spot:
+        yield not_applicable("no spot or preemptible GPU nodes")
+        return
+    groups: dict[Resource, tuple[Obj, str]] = {}
+    for pod in ctx.gpu_pods:
+        node_name = str((pod.get("spec") or {}).get("nodeName") or "")
+        if node_name not in spot or pod["status"].get("phase") in ("Succeeded", "Failed"):
+            continue
+        owners = pod["metadata"].get("ownerReferences") or []
+        if owners:
+            o = owners[0]
+            res = Resource(str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")),
+                           pod["metadata"].get("namespace"))  # fmt: skip
+        else:
+            res = ctx.ref("pods", pod)
+        groups.setdefault(res, (pod, node_name))
+    failed = 0
+    for res, (pod, node_name) in sorted(groups.items(), key=lambda kv: kv[0].logical_name):
+        spec = pod.get("spec") or {}
+        evidence = []
+        if grace(spec) < MIN_GRACE_SECONDS:
+            evidence.append(Evidence("spec.terminationGracePeriodSeconds", grace(spec),
+                                     f">= {MIN_GRACE_SECONDS}"))  # fmt: skip
+        if not durable_storage(spec):
+            evidence.append(Evidence("spec.volumes", "no durable volume", "a PVC/NFS/CSI volume"))
+        if evidence:
+            failed += 1
+            evidence.insert(0, Evidence(f"nodes[{node_name}].metadata.labels", spot[node_name],
+                                        "on-demand node, or checkpoint protection"))  # fmt: skip
+            yield fail(
+                res, "GPU training on interruptible nodes without checkpoint protection", *evidence
+            )
+    if not failed:
+        yield passed(f"{len(groups)} workloads on spot GPU nodes can checkpoint on preemption")
+
+
+_T3324 = Reference(
+    "https://github.com/kubeflow/trainer/pull/3324",
+    "Trainer: per-job grace period for JIT checkpoints",
+)
+
+CHECKS = [
+    Check(
+        id="CKPT-001",
+        title="Grace period too short to checkpoint on SIGTERM",
+        severity="medium",
+        category="checkpointing",
+        reads=WORKLOAD_KINDS,
+        cases=(
+            "acme-seren-kalos-pretraining-failures",
+            "bigscience-bloom176b-gpu-crash-hang",
+            "meta-llama3-405b-interruptions",
+        ),
+        references=(
+            _T3324,
+            Reference(
+                "https://github.com/petuum/adaptdl/issues/70",
+                "AdaptDL: grace exceeded corrupts checkpoint",
+            ),
+        ),  # fmt: skip
+        why=(
+            "On drain, eviction or preemption the kubelet sends SIGTERM and kills the pod after "
+            "terminationGracePeriodSeconds (30 s by default), too short to save the state of a "
+            "large model; the work since the last periodic checkpoint is lost."
+        ),
+        remediation=(
+            f"Set terminationGracePeriodSeconds to at least {MIN_GRACE_SECONDS} s (minutes for "
+            "70B+ models) and save a checkpoint on SIGTERM, or a preStop hook that triggers one."
+        ),
+        confidence="definitive",
+        func=grace_period,
+    ),
+    Check(
+        id="CKPT-002",
+        title="No durable checkpoint storage",
+        severity="medium",
+        category="checkpointing",
+        reads=WORKLOAD_KINDS,
+        cases=(
+            "meta-opt175b-hardware-restarts",
+            "ai2-olmo-lumi-bringup",
+            "lablup-b200-checkpoint-io",
+            "bytedance-byterobust-failure-characterization",
+        ),
+        references=(
+            Reference(
+                "https://arxiv.org/abs/2205.01068", "OPT: Open Pre-trained Transformer (restarts)"
+            ),
+        ),
+        why=(
+            "Every restart resumes from the last checkpoint. A checkpoint on emptyDir or hostPath "
+            "dies with the pod or the node, so a hardware failure also loses the way back."
+        ),
+        remediation=(
+            "Mount a PVC (ReadWriteMany for multi-node jobs) or NFS/CSI volume for checkpoints, or "
+            "write them to object storage; test the restore path at full scale."
+        ),
+        confidence="heuristic",
+        func=checkpoint_volume,
+    ),
+    Check(
+        id="CKPT-003",
+        title="GPU training on spot nodes without checkpoint protection",
+        severity="high",
+        category="checkpointing",
+        reads=("nodes", "pods"),
+        cases=("meta-opt175b-cloud-cluster-deletion", "meta-opt175b-hardware-restarts"),
+        references=(
+            Reference(
+                "https://github.com/kubeflow/trainer/issues/1570",
+                "Trainer: preemptible GKE nodes fail PyTorchJob",
+            ),
+            Reference(
+                "https://github.com/chainer/chainer/issues/5383",
+                "Chainer: checkpoint on preemption",
+            ),
+        ),
+        why=(
+            "Spot and preemptible capacity can vanish with a short notice. A training job there "
+            "needs both time to save on SIGTERM and a durable place to save to, or each reclaim "
+            "costs everything since the last checkpoint."
+        ),
+        remediation=(
+            "Run long training on on-demand or reserved GPU nodes, or give the job a grace period "
+            f">= {MIN_GRACE_SECONDS}s and a durable checkpoint volume and checkpoint on SIGTERM."
+        ),
+        confidence="definitive",
+        func=spot_protection,
+    ),
+]

@@ -1,0 +1,194 @@
+"""Host memory of GPU pods: limits, /dev/shm, and OOM kills that already happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+from ..context import WORKLOAD_KINDS, Context, container_gpus, parse_time
+from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
+
+OOM_WINDOW = timedelta(days=7)
+
+
+def memory_limits(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if not workloads:
+        yield not_applicable("no active GPU workload")
+        return
+    failed = 0
+    for w in workloads:
+        evidence = [
+            Evidence(f"{w.path}.containers[{i}].resources.limits.memory", None, "a memory limit")
+            for i, c in enumerate(w.spec.get("containers") or [])
+            if container_gpus(c)
+            and not ((c.get("resources") or {}).get("limits") or {}).get("memory")
+        ]
+        if evidence:
+            failed += 1
+            yield fail(w.resource, "GPU container has no memory limit", *evidence)
+    if not failed:
+        yield passed(f"GPU containers of {len(workloads)} workloads have memory limits")
+
+
+def dev_shm(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if not workloads:
+        yield not_applicable("no active GPU workload")
+        return
+    failed = 0
+    for w in workloads:
+        volumes = {str(v.get("name")): v for v in w.spec.get("volumes") or []}
+        shm = None
+        for i, c in enumerate(w.spec.get("containers") or []):
+            if not container_gpus(c):
+                continue
+            mount = next(
+                (m for m in c.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None
+            )
+            vol = volumes.get(str(mount.get("name"))) if mount else None
+            empty = (vol or {}).get("emptyDir")
+            if empty is None or empty.get("medium") != "Memory":
+                shm = Evidence(f"{w.path}.containers[{i}].volumeMounts[/dev/shm]", None,
+                               "an emptyDir {medium: Memory, sizeLimit} at /dev/shm")  # fmt: skip
+            elif not empty.get("sizeLimit"):
+                shm = Evidence(f"{w.path}.volumes[{vol.get('name') if vol else ''}].emptyDir.sizeLimit", None,
+                               "a sizeLimit")  # fmt: skip
+            if shm:
+                break
+        if shm:
+            failed += 1
+            missing = shm.path.endswith("sizeLimit")
+            yield fail(
+                w.resource,
+                "/dev/shm is unbounded" if missing else "/dev/shm is the 64 MiB default",
+                shm,
+            )
+    if not failed:
+        yield passed(f"{len(workloads)} GPU workloads mount a bounded in-memory /dev/shm")
+
+
+def oom_history(ctx: Context) -> Iterator[Result]:
+    pods = ctx.gpu_pods
+    if not pods:
+        yield not_applicable("no GPU pods")
+        return
+    failed = 0
+    for pod in pods:
+        evidence = []
+        for i, cs in enumerate(pod["status"].get("containerStatuses") or []):
+            for part in ("state", "lastState"):
+                term = (cs.get(part) or {}).get("terminated") or {}
+                if term.get("reason") != "OOMKilled":
+                    continue
+                when = parse_time(term.get("finishedAt"))
+                if when is not None and ctx.now - when > OOM_WINDOW:
+                    continue
+                evidence.append(Evidence(f"status.containerStatuses[{i}].{part}.terminated.reason",
+                                         f"OOMKilled at {term.get('finishedAt')}, restarts "
+                                         f"{cs.get('restartCount', 0)}", "no OOM kill"))  # fmt: skip
+        if evidence:
+            failed += 1
+            yield fail(ctx.ref("pods", pod), "GPU pod was OOM-killed in the last 7 days", *evidence)
+    if not failed:
+        yield passed(f"no OOM kill in the last 7 days among {len(pods)} GPU pods")
+
+
+_PT13246 = Reference(
+    "https://github.com/pytorch/pytorch/issues/13246",
+    "PyTorch: DataLoader copy-on-access memory growth",
+)
+
+CHECKS = [
+    Check(
+        id="MEM-001",
+        title="GPU containers without a memory limit",
+        severity="medium",
+        category="memory",
+        reads=WORKLOAD_KINDS,
+        cases=(
+            "acme-seren-kalos-pretraining-failures",
+            "microsoft-philly-dl-job-failures",
+            "bytedance-byterobust-failure-characterization",
+        ),
+        references=(
+            _PT13246,
+            Reference(
+                "https://github.com/pytorch/torchtitan/issues/1663",
+                "torchtitan: OOM with workers > 0",
+            ),
+        ),
+        why=(
+            "A DataLoader memory leak grows until the node runs out of memory; without a limit "
+            "the kernel OOM killer picks victims on the whole node, including other ranks or the "
+            "kubelet, instead of failing the leaking container."
+        ),
+        remediation=(
+            "Set resources.limits.memory (equal to requests for Guaranteed QoS) on every GPU "
+            "container; size it from measured peak use plus DataLoader workers."
+        ),
+        confidence="definitive",
+        func=memory_limits,
+    ),
+    Check(
+        id="MEM-002",
+        title="/dev/shm missing or unbounded on GPU pods",
+        severity="medium",
+        category="memory",
+        reads=WORKLOAD_KINDS,
+        cases=(
+            "bigscience-bloom176b-eval-dataloader-deadlock",
+            "acme-seren-kalos-pretraining-failures",
+        ),
+        references=(
+            Reference(
+                "https://github.com/pytorch/pytorch/issues/16979",
+                "PyTorch: bus error, insufficient shared memory",
+            ),
+            Reference(
+                "https://github.com/pytorch/pytorch/issues/108861",
+                "PyTorch: DataLoader shared memory",
+            ),
+        ),
+        why=(
+            "Containers get a 64 MiB /dev/shm by default; DataLoader workers and NCCL then die "
+            "with bus errors or hang. An in-memory emptyDir without sizeLimit fixes that but lets "
+            "shared memory grow against the pod's memory unnoticed."
+        ),
+        remediation=(
+            "Mount an emptyDir {medium: Memory, sizeLimit: <N>Gi} at /dev/shm in every GPU "
+            "container, and count it in the memory limit."
+        ),
+        confidence="definitive",
+        func=dev_shm,
+    ),
+    Check(
+        id="MEM-003",
+        title="GPU pods recently OOM-killed",
+        severity="high",
+        category="memory",
+        reads=("pods",),
+        cases=(
+            "microsoft-philly-dl-job-failures",
+            "bytedance-byterobust-failure-characterization",
+            "ai2-olmo-lumi-bringup",
+        ),
+        references=(
+            _PT13246,
+            Reference(
+                "https://github.com/ZettaAI/zetta_utils/issues/524",
+                "Memory-pressure eviction not retried",
+            ),
+        ),
+        why=(
+            "An OOM kill of a training rank stops the whole synchronous job. Kills that already "
+            "happened are the evidence that a leak or undersized limit is costing restarts now."
+        ),
+        remediation=(
+            "Find the growing process (DataLoader workers, host-side caches), fix the leak or "
+            "raise the limit, and alert on container OOM kills of GPU pods."
+        ),
+        confidence="definitive",
+        func=oom_history,
+    ),
+]

@@ -1,0 +1,286 @@
+"""GPU telemetry: is DCGM exporter everywhere, exporting reliability counters, and scraped?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..context import Context
+from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
+from ..projection import Obj
+from .common import image_pods_on_nodes, name_of, node_coverage
+
+EXPORTER_IMAGE = "dcgm-exporter"
+# Reliability counter groups an alerting pipeline needs; any one field of a group suffices.
+RELIABILITY_FIELDS = {
+    "ECC double-bit errors": ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"),
+    "NVLink errors": (
+        "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+        "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+        "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+        "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+    ),
+    "XID errors": ("DCGM_FI_DEV_XID_ERRORS", "DCGM_EXP_XID_ERRORS_COUNT"),
+}
+# What the exporter's built-in default-counters.csv enables (ECC and NVLink errors are commented out).
+DEFAULT_FIELDS = frozenset({"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_TEMP"})
+
+
+@dataclass(frozen=True)
+class Exporter:
+    """One DCGM exporter deployment: a DaemonSet, or the GPU Operator's ClusterPolicy."""
+
+    resource: Resource
+    namespace: str | None
+    config_maps: tuple[str, ...]  # ConfigMaps that may hold its counters CSV
+    config_path: str  # where the config is named in the resource
+    template_labels: dict[str, str]
+    scrape_annotation: bool
+    service_monitor: bool  # ClusterPolicy.spec.dcgmExporter.serviceMonitor.enabled
+
+
+def _managed_by_operator(ds: Obj) -> bool:
+    owners = ds["metadata"].get("ownerReferences") or []
+    return any(o.get("kind") == "ClusterPolicy" for o in owners)
+
+
+def exporters(ctx: Context) -> list[Exporter]:
+    out: list[Exporter] = []
+    for cp in ctx.items("clusterpolicies.nvidia.com"):
+        dcgm = (cp.get("spec") or {}).get("dcgmExporter") or {}
+        if dcgm.get("enabled") is False:
+            continue
+        config = (dcgm.get("config") or {}).get("name")
+        out.append(
+            Exporter(
+                ctx.ref("clusterpolicies.nvidia.com", cp),
+                None,
+                (str(config),) if config else (),
+                "spec.dcgmExporter.config.name",
+                {"app": "nvidia-dcgm-exporter"},
+                False,
+                bool((dcgm.get("serviceMonitor") or {}).get("enabled")),
+            )
+        )
+    for ds in ctx.items("daemonsets.apps"):
+        tpl = (ds.get("spec") or {}).get("template") or {}
+        containers = (tpl.get("spec") or {}).get("containers") or []
+        if _managed_by_operator(ds) and out:
+            continue
+        if not any(EXPORTER_IMAGE in str(c.get("image", "")) for c in containers):
+            continue
+        volumes = (tpl.get("spec") or {}).get("volumes") or []
+        maps = tuple(str(v["configMap"]["name"]) for v in volumes if v.get("configMap"))
+        annotations = (tpl.get("metadata") or {}).get("annotations") or {}
+        out.append(
+            Exporter(
+                ctx.ref("daemonsets.apps", ds),
+                ds["metadata"].get("namespace"),
+                maps,
+                "spec.template.spec.volumes[*].configMap.name",
+                dict((tpl.get("metadata") or {}).get("labels") or {}),
+                annotations.get("prometheus.io/scrape") == "true",
+                False,
+            )
+        )
+    return out
+
+
+def exporter_coverage(ctx: Context) -> Iterator[Result]:
+    covered = image_pods_on_nodes(ctx, (EXPORTER_IMAGE,))
+    yield from node_coverage(
+        ctx, covered, "a DCGM exporter", "pods", "a Ready dcgm-exporter pod on every GPU node"
+    )
+
+
+def csv_fields(text: str) -> set[str]:
+    fields = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            fields.add(line.split(",", 1)[0].strip())
+    return fields
+
+
+def _config_fields(ctx: Context, exp: Exporter) -> tuple[set[str], str] | None:
+    """Fields the exporter exports and where they came from; None if its ConfigMap is missing."""
+    if not exp.config_maps:
+        return set(DEFAULT_FIELDS), "built-in default counters"
+    for cm in ctx.items("configmaps"):
+        meta = cm["metadata"]
+        if name_of(cm) not in exp.config_maps:
+            continue
+        if exp.namespace and meta.get("namespace") != exp.namespace:
+            continue
+        for key, value in sorted((cm.get("data") or {}).items()):
+            return csv_fields(value), f"ConfigMap {meta.get('namespace')}/{name_of(cm)} key {key}"
+    return None
+
+
+def reliability_counters(ctx: Context) -> Iterator[Result]:
+    found = exporters(ctx)
+    if not found:
+        yield not_applicable("no DCGM exporter deployed (see MON-001)")
+        return
+    failed = 0
+    for exp in found:
+        config = _config_fields(ctx, exp)
+        if config is None:
+            failed += 1
+            yield fail(
+                exp.resource,
+                "the exporter's counters ConfigMap was not found",
+                Evidence(exp.config_path, list(exp.config_maps), "a ConfigMap with a counters CSV"),
+            )
+            continue
+        fields, source = config
+        missing = sorted(
+            group for group, names in RELIABILITY_FIELDS.items() if not fields & set(names)
+        )
+        if missing:
+            failed += 1
+            yield fail(
+                exp.resource,
+                f"DCGM exporter does not export {', '.join(missing)}",
+                Evidence(exp.config_path, source, "a counters CSV with " + ", ".join(missing)),
+            )
+    if not failed:
+        yield passed(f"{len(found)} DCGM exporters export ECC, NVLink and XID counters")
+
+
+def _selector_matches(monitor: Obj, labels: dict[str, str]) -> bool:
+    selector = (monitor.get("spec") or {}).get("selector") or {}
+    wanted = selector.get("matchLabels") or {}
+    return bool(wanted) and all(labels.get(k) == v for k, v in wanted.items())
+
+
+def exporter_scraped(ctx: Context) -> Iterator[Result]:
+    found = exporters(ctx)
+    if not found:
+        yield not_applicable("no DCGM exporter deployed (see MON-001)")
+        return
+    monitors = ctx.items("servicemonitors.monitoring.coreos.com") + ctx.items(
+        "podmonitors.monitoring.coreos.com"
+    )
+    failed = 0
+    for exp in found:
+        scraped = exp.scrape_annotation or exp.service_monitor
+        scraped = scraped or any(
+            _selector_matches(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors
+        )
+        if scraped:
+            continue
+        failed += 1
+        crds = ctx.absent("servicemonitors.monitoring.coreos.com")
+        observed = (
+            "Prometheus Operator CRDs not installed; no scrape annotation"
+            if crds
+            else f"no ServiceMonitor/PodMonitor selects it ({len(monitors)} examined)"
+        )
+        yield fail(
+            exp.resource,
+            "DCGM exporter metrics are not scraped",
+            Evidence(
+                "servicemonitors,podmonitors,spec.template.metadata.annotations",
+                observed,
+                "a ServiceMonitor/PodMonitor selecting the exporter, or prometheus.io/scrape",
+            ),
+        )
+    if not failed:
+        yield passed(f"{len(found)} DCGM exporters are scraped")
+
+
+_DCGM_CSV = Reference(
+    "https://github.com/NVIDIA/dcgm-exporter/blob/main/etc/default-counters.csv",
+    "dcgm-exporter default counters (ECC and NVLink errors commented out)",
+)
+_TF40042 = Reference(
+    "https://github.com/tensorflow/tensorflow/issues/40042", "Overheated GPU slows training"
+)
+
+CHECKS = [
+    Check(
+        id="MON-001",
+        title="DCGM exporter does not cover every GPU node",
+        severity="high",
+        category="monitoring",
+        reads=("nodes", "pods"),
+        cases=(
+            "acme-kalos-overheating-jul2023",
+            "meta-llama3-power-thermal-effects",
+            "nvidia-dgxcloud-nemotron-training",
+        ),
+        references=(
+            Reference(
+                "https://glennklockwood.com/garden/component-reliability",
+                "Llama 3 interruption table",
+            ),
+            _TF40042,
+        ),
+        why=(
+            "Without a DCGM exporter on a GPU node there is no per-GPU temperature, power, ECC or "
+            "XID telemetry for it: overheating and degrading GPUs are found only when jobs crash."
+        ),
+        remediation=(
+            "Deploy dcgm-exporter as a DaemonSet that tolerates the GPU nodes' taints and selects "
+            "all of them (or enable ClusterPolicy.spec.dcgmExporter); check its pods are Ready."
+        ),
+        confidence="definitive",
+        func=exporter_coverage,
+    ),
+    Check(
+        id="MON-002",
+        title="DCGM exporter leaves ECC, NVLink or XID counters out",
+        severity="medium",
+        category="monitoring",
+        reads=("daemonsets.apps", "configmaps", "clusterpolicies.nvidia.com"),
+        cases=(
+            "acme-kalos-overheating-jul2023",
+            "acme-llm-dev-infra-failures",
+            "meta-llama3-405b-interruptions",
+        ),
+        references=(
+            _DCGM_CSV,
+            Reference(
+                "https://github.com/NVIDIA/dcgm-exporter/issues/581",
+                "dcgm-exporter: ECC and NVLink fields",
+            ),
+        ),
+        why=(
+            "NVLink and ECC errors were the costliest failures in the Acme trace, yet the "
+            "exporter's default counters file has the ECC and NVLink error counters commented "
+            "out: with the defaults, Prometheus never sees them."
+        ),
+        remediation=(
+            "Ship a counters CSV in a ConfigMap (ClusterPolicy.spec.dcgmExporter.config.name, or "
+            "the exporter's -f flag) that enables DCGM_FI_DEV_ECC_DBE_VOL_TOTAL, the "
+            "DCGM_FI_DEV_NVLINK_*_ERROR_COUNT_TOTAL fields and DCGM_FI_DEV_XID_ERRORS."
+        ),
+        confidence="heuristic",
+        func=reliability_counters,
+    ),
+    Check(
+        id="MON-003",
+        title="DCGM exporter metrics are not scraped",
+        severity="medium",
+        category="monitoring",
+        reads=(
+            "daemonsets.apps",
+            "clusterpolicies.nvidia.com",
+            "servicemonitors.monitoring.coreos.com",
+            "podmonitors.monitoring.coreos.com",
+        ),
+        cases=("nvidia-dgxcloud-nemotron-training", "acme-kalos-overheating-jul2023"),
+        references=(_DCGM_CSV,),
+        why=(
+            "An exporter nobody scrapes is the same as no exporter: the metrics exist for a few "
+            "seconds on the node and are never stored or alerted on."
+        ),
+        remediation=(
+            "Create a ServiceMonitor or PodMonitor selecting the exporter (or enable "
+            "ClusterPolicy.spec.dcgmExporter.serviceMonitor), or annotate its pods for scraping."
+        ),
+        confidence="heuristic",
+        func=exporter_scraped,
+    ),
+]

@@ -1,0 +1,365 @@
+"""What checks see: the snapshot plus the joins most checks need (GPU nodes, training workloads).
+
+The helpers here are pure functions of the snapshot, computed once per audit and cached, so a
+check is a few lines over ready-made lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+from .kinds import KINDS
+from .model import Resource
+from .projection import Obj
+from .snapshot import Snapshot
+
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# Kinds whose pods are evaluated through their templates rather than pod by pod.
+TEMPLATE_OWNERS = {
+    ("batch", "Job"): "jobs.batch",
+    ("kubeflow.org", "PyTorchJob"): "pytorchjobs.kubeflow.org",
+    ("kubeflow.org", "MPIJob"): "mpijobs.kubeflow.org",
+    ("jobset.x-k8s.io", "JobSet"): "jobsets.jobset.x-k8s.io",
+    ("batch.volcano.sh", "Job"): "jobs.batch.volcano.sh",
+}
+WORKLOAD_KINDS = ("pods", *TEMPLATE_OWNERS.values())
+_FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
+
+
+def quantity(value: Any) -> float:
+    """A Kubernetes quantity as a number (``"8"`` -> 8, ``"500m"`` -> 0.5, ``"1Gi"`` -> 2**30)."""
+    if value is None:
+        return 0.0
+    text = str(value).strip()
+    suffixes = {
+        "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
+        "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
+    }  # fmt: skip
+    for suffix, factor in suffixes.items():
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * factor
+            except ValueError:
+                return 0.0
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+def parse_time(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def ref(key: str, obj: Obj, version: str | None = None) -> Resource:
+    """The resource reference of a listed object of kind ``key``."""
+    spec = KINDS[key]
+    meta = obj.get("metadata") or {}
+    return Resource(
+        spec.api_version(version or spec.versions[0]),
+        spec.kind,
+        str(meta.get("name", "")),
+        meta.get("namespace") if spec.namespaced else None,
+    )
+
+
+def container_gpus(container: Obj) -> float:
+    res = container.get("resources") or {}
+    total = 0.0
+    for part in ("limits", "requests"):
+        values = res.get(part) or {}
+        found = sum(
+            quantity(v)
+            for k, v in values.items()
+            if k in GPU_RESOURCES or k.startswith("nvidia.com/mig-")
+        )
+        total = max(total, found)
+    return total
+
+
+def spec_gpus(pod_spec: Obj) -> float:
+    return sum(container_gpus(c) for c in pod_spec.get("containers") or [])
+
+
+def node_gpus(node: Obj, field: str = "capacity") -> float:
+    values = (node.get("status") or {}).get(field) or {}
+    return sum(quantity(values.get(r)) for r in GPU_RESOURCES)
+
+
+def is_gpu_node(node: Obj) -> bool:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    return (
+        node_gpus(node) > 0
+        or node_gpus(node, "allocatable") > 0
+        or labels.get("nvidia.com/gpu.present") == "true"
+        or "nvidia.com/gpu.count" in labels
+    )
+
+
+def condition(obj: Obj, ctype: str) -> Obj | None:
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return dict(c)
+    return None
+
+
+def is_finished(obj: Obj) -> bool:
+    status = obj.get("status") or {}
+    if status.get("completionTime"):
+        return True
+    phase = (status.get("state") or {}).get("phase")
+    if phase in ("Completed", "Failed", "Aborted", "Terminated"):
+        return True
+    return any(
+        c.get("type") in _FINISHED and c.get("status") == "True"
+        for c in status.get("conditions") or []
+    )
+
+
+def pod_ready(pod: Obj) -> bool:
+    status = pod.get("status") or {}
+    statuses = status.get("containerStatuses") or []
+    return (
+        status.get("phase") == "Running"
+        and bool(statuses)
+        and all(s.get("ready") for s in statuses)
+    )
+
+
+def owner_key(obj: Obj) -> tuple[str, str] | None:
+    for owner in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        api = str(owner.get("apiVersion", ""))
+        group = api.rsplit("/", 1)[0] if "/" in api else ""
+        return (group, str(owner.get("kind", "")))
+    return None
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A pod template (or a standalone pod) that asks for GPUs, with the path to its pod spec."""
+
+    resource: Resource
+    spec: Obj  # projected pod spec
+    path: str  # JSON-ish path of ``spec`` inside the resource
+    pods: int  # replicas (templates) or pods represented (grouped pods)
+    labels: dict[str, str]
+
+
+class Context:
+    """The snapshot and derived views, handed to every check function."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+
+    def items(self, key: str) -> list[Obj]:
+        return self.snapshot.items(key)
+
+    def listed(self, key: str) -> bool:
+        cov = self.snapshot.coverage.get(key)
+        return cov is not None and cov.status == "listed"
+
+    def absent(self, key: str) -> bool:
+        cov = self.snapshot.coverage.get(key)
+        return cov is not None and cov.status == "absent"
+
+    def ref(self, key: str, obj: Obj) -> Resource:
+        cov = self.snapshot.coverage.get(key)
+        version = None
+        if cov is not None and cov.api_version:
+            version = cov.api_version.rsplit("/", 1)[-1]
+        return ref(key, obj, version)
+
+    @cached_property
+    def now(self) -> datetime:
+        """The reference time: when the snapshot was collected (so offline == live)."""
+        return parse_time(self.snapshot.collected_at) or datetime.now(UTC)
+
+    @cached_property
+    def server_minor(self) -> int | None:
+        minor = self.snapshot.server_version.get("minor")
+        version = self.snapshot.server_version.get("gitVersion", "")
+        try:
+            if minor:
+                return int("".join(ch for ch in minor if ch.isdigit()))
+            return int(version.lstrip("v").split(".")[1])
+        except (ValueError, IndexError):
+            return None
+
+    @cached_property
+    def gpu_nodes(self) -> list[Obj]:
+        return [n for n in self.items("nodes") if is_gpu_node(n)]
+
+    @cached_property
+    def nodes_by_name(self) -> dict[str, Obj]:
+        return {str(n["metadata"].get("name")): n for n in self.items("nodes")}
+
+    @cached_property
+    def gpu_pods(self) -> list[Obj]:
+        return [p for p in self.items("pods") if spec_gpus(p.get("spec") or {}) > 0]
+
+    @cached_property
+    def pods_by_node(self) -> dict[str, list[Obj]]:
+        out: dict[str, list[Obj]] = {}
+        for p in self.items("pods"):
+            node_name = (p.get("spec") or {}).get("nodeName")
+            if node_name:
+                out.setdefault(str(node_name), []).append(p)
+        return out
+
+    def workloads(self) -> list[Workload]:
+        """Active GPU workloads: training-job templates, Jobs, and pods no listed owner explains."""
+        return self._workloads
+
+    @cached_property
+    def _workloads(self) -> list[Workload]:
+        return [w for w in self._iter_workloads() if spec_gpus(w.spec) > 0]
+
+    def _iter_workloads(self) -> Iterator[Workload]:
+        for job in self.items("jobs.batch"):
+            if is_finished(job) or owner_key(job) == ("jobset.x-k8s.io", "JobSet"):
+                continue
+            spec = job.get("spec") or {}
+            yield self._template("jobs.batch", job, spec.get("template"), "spec.template",
+                                 int(spec.get("parallelism") or 1))  # fmt: skip
+        for key, field in (
+            ("pytorchjobs.kubeflow.org", "pytorchReplicaSpecs"),
+            ("mpijobs.kubeflow.org", "mpiReplicaSpecs"),
+        ):
+            for job in self.items(key):
+                if is_finished(job):
+                    continue
+                for role, rs in sorted(((job.get("spec") or {}).get(field) or {}).items()):
+                    path = f"spec.{field}.{role}.template"
+                    yield self._template(key, job, rs.get("template"), path, rs.get("replicas", 1))
+        for js in self.items("jobsets.jobset.x-k8s.io"):
+            if is_finished(js):
+                continue
+            for i, rj in enumerate((js.get("spec") or {}).get("replicatedJobs") or []):
+                jspec = (rj.get("template") or {}).get("spec") or {}
+                path = f"spec.replicatedJobs[{i}].template.spec.template"
+                count = int(rj.get("replicas") or 1) * int(jspec.get("parallelism") or 1)
+                yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path,
+                                     count)  # fmt: skip
+        for vj in self.items("jobs.batch.volcano.sh"):
+            if is_finished(vj):
+                continue
+            for i, task in enumerate((vj.get("spec") or {}).get("tasks") or []):
+                path = f"spec.tasks[{i}].template"
+                yield self._template("jobs.batch.volcano.sh", vj, task.get("template"), path,
+                                     task.get("replicas", 1))  # fmt: skip
+        yield from self._standalone_pods()
+
+    def _template(self, key: str, obj: Obj, tpl: Any, path: str, count: Any) -> Workload:
+        tpl = tpl or {}
+        return Workload(
+            self.ref(key, obj),
+            tpl.get("spec") or {},
+            f"{path}.spec",
+            int(count or 1),
+            dict((tpl.get("metadata") or {}).get("labels") or {}),
+        )
+
+    def _standalone_pods(self) -> Iterator[Workload]:
+        groups: dict[tuple[str, str, str], list[Obj]] = {}
+        for pod in self.gpu_pods:
+            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            okey = owner_key(pod)
+            if okey in TEMPLATE_OWNERS and self.listed(TEMPLATE_OWNERS[okey]):
+                continue  # its template is evaluated instead
+            meta = pod["metadata"]
+            owners = meta.get("ownerReferences") or []
+            group_key = (
+                str(meta.get("namespace", "")),
+                f"{owners[0].get('kind')}/{owners[0].get('name')}" if owners else "",
+                "" if owners else str(meta.get("name")),
+            )
+            groups.setdefault(group_key, []).append(pod)
+        for (namespace, owner, _), pods in sorted(groups.items()):
+            pods.sort(key=lambda p: str(p["metadata"].get("name")))
+            first = pods[0]
+            if owner:
+                o = first["metadata"]["ownerReferences"][0]
+                resource = Resource(str(o.get("apiVersion")), str(o.get("kind")),
+                                    str(o.get("name")), namespace)  # fmt: skip
+            else:
+                resource = self.ref("pods", first)
+            yield Workload(
+                resource,
+                first.get("spec") or {},
+                "spec",
+                len(pods),
+                dict(first["metadata"].get("labels") or {}),
+            )
+
+
+def tolerates(tolerations: list[Obj], taint: Obj) -> bool:
+    """Whether any toleration matches ``taint`` (Kubernetes semantics)."""
+    for tol in tolerations:
+        op = tol.get("operator", "Equal")
+        key = tol.get("key")
+        if key and key != taint.get("key"):
+            continue
+        if not key and op != "Exists":
+            continue
+        if tol.get("effect") and tol.get("effect") != taint.get("effect"):
+            continue
+        if op == "Exists" or tol.get("value", "") == taint.get("value", ""):
+            return True
+    return False
+
+
+def _expr_matches(expr: Obj, labels: dict[str, str]) -> bool:
+    key, op = expr.get("key"), expr.get("operator")
+    values = [str(v) for v in expr.get("values") or []]
+    present = key in labels
+    value = labels.get(str(key))
+    if op == "In":
+        return present and value in values
+    if op == "NotIn":
+        return not present or value not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt") and present and values:
+        try:
+            a, b = int(str(value)), int(values[0])
+        except ValueError:
+            return False
+        return a > b if op == "Gt" else a < b
+    return False
+
+
+def selects_node(pod_spec: Obj, node: Obj) -> bool:
+    """Whether a pod spec's nodeSelector and required node affinity allow ``node``."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    for k, v in (pod_spec.get("nodeSelector") or {}).items():
+        if labels.get(k) != v:
+            return False
+    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
+    terms = required.get("nodeSelectorTerms") or []
+    if terms and not any(
+        all(_expr_matches(e, labels) for e in t.get("matchExpressions") or []) for t in terms
+    ):
+        return False
+    return True
+
+
+def schedulable_taints(node: Obj) -> list[Obj]:
+    return [
+        t
+        for t in (node.get("spec") or {}).get("taints") or []
+        if t.get("effect") in ("NoSchedule", "NoExecute")
+    ]

@@ -1,0 +1,132 @@
+"""What a check is and what it finds: plain data, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .context import Context
+
+Severity = Literal["critical", "high", "medium", "low", "info"]
+Status = Literal["fail", "pass", "not_applicable", "not_evaluated"]
+Confidence = Literal["definitive", "heuristic"]
+
+SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
+STATUSES: tuple[Status, ...] = ("fail", "not_evaluated", "not_applicable", "pass")
+SEVERITY_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}  # 0 = most severe
+
+
+@dataclass(frozen=True)
+class Resource:
+    """The object a finding is about. ``kind == "Cluster"`` means the cluster as a whole."""
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"apiVersion": self.api_version, "kind": self.kind}
+        if self.namespace:
+            out["namespace"] = self.namespace
+        out["name"] = self.name
+        return out
+
+    @property
+    def logical_name(self) -> str:
+        """``<namespace>/<Kind>/<name>`` (``_cluster`` for cluster-scoped objects)."""
+        return f"{self.namespace or '_cluster'}/{self.kind}/{self.name}"
+
+
+CLUSTER = Resource("v1", "Cluster", "cluster")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One observed value at a field path, and what the check expected there."""
+
+    path: str
+    observed: Any
+    expected: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "observed": self.observed, "expected": self.expected}
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a check function returns for one resource (the engine adds the check's metadata)."""
+
+    status: Status
+    resource: Resource
+    message: str
+    evidence: tuple[Evidence, ...] = ()
+
+
+def fail(resource: Resource, message: str, *evidence: Evidence) -> Result:
+    return Result("fail", resource, message, tuple(evidence))
+
+
+def passed(message: str, *evidence: Evidence, resource: Resource = CLUSTER) -> Result:
+    return Result("pass", resource, message, tuple(evidence))
+
+
+def not_applicable(message: str, *evidence: Evidence) -> Result:
+    return Result("not_applicable", CLUSTER, message, tuple(evidence))
+
+
+CheckFunc = Callable[["Context"], Iterable[Result]]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A public source behind a check (not a library case)."""
+
+    url: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check: metadata (data) plus a small function over a :class:`Context`."""
+
+    id: str
+    title: str
+    severity: Severity
+    category: str
+    reads: tuple[str, ...]  # kind keys, see kinds.KINDS
+    cases: tuple[str, ...]  # library case slugs
+    references: tuple[Reference, ...]
+    why: str
+    remediation: str
+    confidence: Confidence
+    func: CheckFunc = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A result with the check's metadata attached; what reports print."""
+
+    check: Check
+    status: Status
+    resource: Resource
+    message: str
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def severity(self) -> Severity:
+        return self.check.severity
+
+    def sort_key(self) -> tuple[Any, ...]:
+        r = self.resource
+        return (
+            STATUSES.index(self.status),
+            SEVERITY_RANK[self.check.severity],
+            self.check.id,
+            r.namespace or "",
+            r.kind,
+            r.name,
+            self.message,
+        )

@@ -1,0 +1,542 @@
+"""Project full Kubernetes objects to the slim dicts the checks read.
+
+The client projects every object while paging, so memory grows with the number of objects and not
+with their size (managedFields, last-applied annotations, big ConfigMaps never stay in memory).
+Projection is idempotent: projecting a projected object gives the same object, so snapshots and
+test fixtures may hold either full or projected objects.
+
+Environment variable values are kept only for the names checks read (NCCL_*, TORCH_*, checkpoint
+paths); every other value is dropped, so a snapshot does not carry credentials passed in env.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Obj = dict[str, Any]
+
+MAX_STR = 512
+MAX_ARGS = 64
+MAX_EXPR = 4000
+MAX_CONFIG_VALUE = 65536
+_ENV_VALUE_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "DP_", "DCGM_EXPORTER_")
+_ENV_VALUE_WORDS = ("CHECKPOINT", "CKPT")
+_DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+_RESOURCE_KEYS = ("cpu", "memory", "ephemeral-storage")
+
+
+def _s(value: Any, limit: int = MAX_STR) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit]
+    return value
+
+
+def _strs(values: Any) -> list[str] | None:
+    if not isinstance(values, list):
+        return None
+    return [str(_s(v)) for v in values[:MAX_ARGS]]
+
+
+def _prune(obj: Obj) -> Obj:
+    """Drop keys whose value is None, so absent fields stay absent."""
+    return {k: v for k, v in obj.items() if v is not None}
+
+
+def _resources(res: Any) -> Obj | None:
+    if not isinstance(res, dict):
+        return None
+    out: Obj = {}
+    for part in ("limits", "requests"):
+        values = res.get(part)
+        if isinstance(values, dict):
+            kept = {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k}
+            if kept:
+                out[part] = kept
+    return out or None
+
+
+def metadata(obj: Obj) -> Obj:
+    meta = obj.get("metadata") or {}
+    annotations = {
+        k: _s(v, 256)
+        for k, v in (meta.get("annotations") or {}).items()
+        if k not in _DROP_ANNOTATIONS and isinstance(v, str) and len(v) <= 1024
+    }
+    owners = [
+        _prune(
+            {
+                "apiVersion": o.get("apiVersion"),
+                "kind": o.get("kind"),
+                "name": o.get("name"),
+                "uid": o.get("uid"),
+                "controller": o.get("controller"),
+            }
+        )
+        for o in meta.get("ownerReferences") or []
+    ]
+    return _prune(
+        {
+            "name": meta.get("name"),
+            "namespace": meta.get("namespace"),
+            "uid": meta.get("uid"),
+            "creationTimestamp": meta.get("creationTimestamp"),
+            "deletionTimestamp": meta.get("deletionTimestamp"),
+            "labels": dict(meta.get("labels") or {}) or None,
+            "annotations": annotations or None,
+            "ownerReferences": owners or None,
+        }
+    )
+
+
+def _env(env: Any) -> list[Obj] | None:
+    if not isinstance(env, list):
+        return None
+    out: list[Obj] = []
+    for item in env:
+        name = str(item.get("name", ""))
+        entry: Obj = {"name": name}
+        keep_value = name.startswith(_ENV_VALUE_PREFIXES) or any(
+            w in name.upper() for w in _ENV_VALUE_WORDS
+        )
+        if "value" in item and keep_value:
+            entry["value"] = _s(item["value"])
+        if item.get("valueFrom"):
+            entry["valueFrom"] = True
+        out.append(entry)
+    return out
+
+
+def container(c: Obj) -> Obj:
+    lifecycle = c.get("lifecycle") or {}
+    return _prune(
+        {
+            "name": c.get("name"),
+            "image": c.get("image"),
+            "command": _strs(c.get("command")),
+            "args": _strs(c.get("args")),
+            "env": _env(c.get("env")),
+            "resources": _resources(c.get("resources")),
+            "volumeMounts": [
+                _prune({"name": m.get("name"), "mountPath": m.get("mountPath")})
+                for m in c.get("volumeMounts") or []
+            ]
+            or None,
+            "lifecycle": {"preStop": lifecycle["preStop"]} if lifecycle.get("preStop") else None,
+            "livenessProbe": True if c.get("livenessProbe") else None,
+        }
+    )
+
+
+_VOLUME_TYPES = ("emptyDir", "persistentVolumeClaim", "hostPath", "configMap", "ephemeral")
+
+
+def volume(v: Obj) -> Obj:
+    out: Obj = {"name": v.get("name")}
+    for key, value in v.items():
+        if key == "name":
+            continue
+        if key == "emptyDir":
+            out[key] = _prune(
+                {"medium": (value or {}).get("medium"), "sizeLimit": (value or {}).get("sizeLimit")}
+            )
+        elif key == "persistentVolumeClaim":
+            out[key] = {"claimName": (value or {}).get("claimName")}
+        elif key == "hostPath":
+            out[key] = {"path": (value or {}).get("path")}
+        elif key == "configMap":
+            out[key] = {"name": (value or {}).get("name")}
+        elif key in _VOLUME_TYPES or isinstance(value, dict):
+            out[key] = {}
+    return out
+
+
+def pod_spec(spec: Any) -> Obj:
+    if not isinstance(spec, dict):
+        return {}
+    affinity = spec.get("affinity") or {}
+    return _prune(
+        {
+            "nodeName": spec.get("nodeName"),
+            "nodeSelector": spec.get("nodeSelector"),
+            "affinity": {"nodeAffinity": affinity["nodeAffinity"]}
+            if affinity.get("nodeAffinity")
+            else None,
+            "tolerations": spec.get("tolerations"),
+            "terminationGracePeriodSeconds": spec.get("terminationGracePeriodSeconds"),
+            "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
+            "restartPolicy": spec.get("restartPolicy"),
+            "volumes": [volume(v) for v in spec.get("volumes") or []] or None,
+            "containers": [container(c) for c in spec.get("containers") or []],
+        }
+    )
+
+
+def template(tpl: Any) -> Obj:
+    if not isinstance(tpl, dict):
+        return {}
+    meta = tpl.get("metadata") or {}
+    return _prune(
+        {
+            "metadata": _prune(
+                {"labels": meta.get("labels"), "annotations": meta.get("annotations")}
+            )
+            or None,
+            "spec": pod_spec(tpl.get("spec")),
+        }
+    )
+
+
+def _conditions(conds: Any) -> list[Obj] | None:
+    if not isinstance(conds, list):
+        return None
+    return [
+        _prune(
+            {
+                "type": c.get("type"),
+                "status": c.get("status"),
+                "reason": c.get("reason"),
+                "message": _s(c.get("message"), 200),
+                "lastTransitionTime": c.get("lastTransitionTime"),
+            }
+        )
+        for c in conds
+    ]
+
+
+def _container_status(cs: Obj) -> Obj:
+    def term(state: Any) -> Obj | None:
+        t = (state or {}).get("terminated")
+        if not t:
+            return None
+        return {
+            "terminated": _prune(
+                {
+                    "reason": t.get("reason"),
+                    "exitCode": t.get("exitCode"),
+                    "finishedAt": t.get("finishedAt"),
+                }
+            )
+        }
+
+    state = cs.get("state") or {}
+    waiting = state.get("waiting")
+    state_out = term(state) or ({"waiting": {"reason": waiting.get("reason")}} if waiting else None)
+    return _prune(
+        {
+            "name": cs.get("name"),
+            "ready": cs.get("ready"),
+            "restartCount": cs.get("restartCount"),
+            "state": state_out,
+            "lastState": term(cs.get("lastState")),
+            "allocatedResourcesStatus": cs.get("allocatedResourcesStatus"),
+        }
+    )
+
+
+def pod(obj: Obj) -> Obj:
+    status = obj.get("status") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": pod_spec(obj.get("spec")),
+        "status": _prune(
+            {
+                "phase": status.get("phase"),
+                "containerStatuses": [
+                    _container_status(c) for c in status.get("containerStatuses") or []
+                ]
+                or None,
+            }
+        ),
+    }
+
+
+def node(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+
+    def res(values: Any) -> Obj | None:
+        if not isinstance(values, dict):
+            return None
+        return {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k} or None
+
+    info = status.get("nodeInfo") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune({"unschedulable": spec.get("unschedulable"), "taints": spec.get("taints")}),
+        "status": _prune(
+            {
+                "capacity": res(status.get("capacity")),
+                "allocatable": res(status.get("allocatable")),
+                "conditions": _conditions(status.get("conditions")),
+                "nodeInfo": _prune({"kubeletVersion": info.get("kubeletVersion")}) or None,
+            }
+        ),
+    }
+
+
+def daemonset(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    keys = ("desiredNumberScheduled", "currentNumberScheduled", "numberReady", "numberAvailable")
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {
+                "updateStrategy": spec.get("updateStrategy"),
+                "template": template(spec.get("template")),
+            }
+        ),
+        "status": {k: status[k] for k in keys if k in status},
+    }
+
+
+def _job_spec(spec: Any) -> Obj:
+    spec = spec if isinstance(spec, dict) else {}
+    return _prune(
+        {
+            "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
+            "backoffLimit": spec.get("backoffLimit"),
+            "parallelism": spec.get("parallelism"),
+            "completions": spec.get("completions"),
+            "podFailurePolicy": spec.get("podFailurePolicy"),
+            "template": template(spec.get("template")),
+        }
+    )
+
+
+def _job_status(status: Any) -> Obj:
+    status = status if isinstance(status, dict) else {}
+    return _prune(
+        {
+            "conditions": _conditions(status.get("conditions")),
+            "startTime": status.get("startTime"),
+            "completionTime": status.get("completionTime"),
+            "active": status.get("active"),
+            "succeeded": status.get("succeeded"),
+            "failed": status.get("failed"),
+        }
+    )
+
+
+def job(obj: Obj) -> Obj:
+    return {
+        "metadata": metadata(obj),
+        "spec": _job_spec(obj.get("spec")),
+        "status": _job_status(obj.get("status")),
+    }
+
+
+def cronjob(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    job_template = spec.get("jobTemplate") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {
+                "schedule": spec.get("schedule"),
+                "suspend": spec.get("suspend"),
+                "jobTemplate": {"spec": _job_spec(job_template.get("spec"))},
+            }
+        ),
+        "status": _prune(
+            {
+                "lastScheduleTime": status.get("lastScheduleTime"),
+                "lastSuccessfulTime": status.get("lastSuccessfulTime"),
+            }
+        ),
+    }
+
+
+def _replica_specs(specs: Any) -> Obj | None:
+    if not isinstance(specs, dict):
+        return None
+    return {
+        role: _prune(
+            {
+                "replicas": (rs or {}).get("replicas"),
+                "restartPolicy": (rs or {}).get("restartPolicy"),
+                "template": template((rs or {}).get("template")),
+            }
+        )
+        for role, rs in specs.items()
+    }
+
+
+def kubeflow_job(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    out_spec: Obj = _prune(
+        {
+            "runPolicy": spec.get("runPolicy"),
+            "elasticPolicy": spec.get("elasticPolicy"),
+            "pytorchReplicaSpecs": _replica_specs(spec.get("pytorchReplicaSpecs")),
+            "mpiReplicaSpecs": _replica_specs(spec.get("mpiReplicaSpecs")),
+        }
+    )
+    # training-operator v1 MPIJob keeps runPolicy fields at the top level.
+    for legacy in ("activeDeadlineSeconds", "backoffLimit", "cleanPodPolicy"):
+        if legacy in spec:
+            out_spec[legacy] = spec[legacy]
+    return {
+        "metadata": metadata(obj),
+        "spec": out_spec,
+        "status": _prune(
+            {
+                "conditions": _conditions(status.get("conditions")),
+                "startTime": status.get("startTime"),
+            }
+        ),
+    }
+
+
+def jobset(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {
+                "failurePolicy": spec.get("failurePolicy"),
+                "suspend": spec.get("suspend"),
+                "replicatedJobs": [
+                    _prune(
+                        {
+                            "name": rj.get("name"),
+                            "replicas": rj.get("replicas"),
+                            "template": {"spec": _job_spec((rj.get("template") or {}).get("spec"))},
+                        }
+                    )
+                    for rj in spec.get("replicatedJobs") or []
+                ],
+            }
+        ),
+        "status": _prune(
+            {
+                "conditions": _conditions(status.get("conditions")),
+                "restarts": status.get("restarts"),
+            }
+        ),
+    }
+
+
+def volcano_job(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {
+                "minAvailable": spec.get("minAvailable"),
+                "maxRetry": spec.get("maxRetry"),
+                "queue": spec.get("queue"),
+                "policies": spec.get("policies"),
+                "tasks": [
+                    _prune(
+                        {
+                            "name": t.get("name"),
+                            "replicas": t.get("replicas"),
+                            "minAvailable": t.get("minAvailable"),
+                            "policies": t.get("policies"),
+                            "template": template(t.get("template")),
+                        }
+                    )
+                    for t in spec.get("tasks") or []
+                ],
+            }
+        ),
+        "status": _prune({"state": status.get("state")}),
+    }
+
+
+def prometheus_rule(obj: Obj) -> Obj:
+    groups = (obj.get("spec") or {}).get("groups") or []
+    return {
+        "metadata": metadata(obj),
+        "spec": {
+            "groups": [
+                {
+                    "name": g.get("name"),
+                    "rules": [
+                        _prune(
+                            {
+                                "alert": r.get("alert"),
+                                "record": r.get("record"),
+                                "expr": _s(str(r.get("expr", "")), MAX_EXPR),
+                                "for": r.get("for"),
+                            }
+                        )
+                        for r in g.get("rules") or []
+                    ],
+                }
+                for g in groups
+            ]
+        },
+    }
+
+
+def monitor(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {"selector": spec.get("selector"), "namespaceSelector": spec.get("namespaceSelector")}
+        ),
+    }
+
+
+_POLICY_KEYS = ("dcgmExporter", "dcgm", "devicePlugin", "validator", "gfd", "nodeStatusExporter")
+
+
+def cluster_policy(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": {k: spec[k] for k in _POLICY_KEYS if k in spec},
+        "status": _prune(
+            {"state": status.get("state"), "conditions": _conditions(status.get("conditions"))}
+        ),
+    }
+
+
+def _config_value_needed(name: str, value: str) -> bool:
+    return "DCGM_FI_" in value or ("kueue" in name and "config.kueue.x-k8s.io" in value)
+
+
+def configmap(obj: Obj) -> Obj:
+    meta = metadata(obj)
+    data = obj.get("data") or {}
+    kept = {
+        k: v[:MAX_CONFIG_VALUE]
+        for k, v in data.items()
+        if isinstance(v, str) and _config_value_needed(str(meta.get("name", "")), v)
+    }
+    out: Obj = {"metadata": meta}
+    if kept:
+        out["data"] = kept
+    return out
+
+
+PROJECTORS: dict[str, Callable[[Obj], Obj]] = {
+    "nodes": node,
+    "pods": pod,
+    "configmaps": configmap,
+    "daemonsets.apps": daemonset,
+    "jobs.batch": job,
+    "cronjobs.batch": cronjob,
+    "pytorchjobs.kubeflow.org": kubeflow_job,
+    "mpijobs.kubeflow.org": kubeflow_job,
+    "jobsets.jobset.x-k8s.io": jobset,
+    "jobs.batch.volcano.sh": volcano_job,
+    "prometheusrules.monitoring.coreos.com": prometheus_rule,
+    "servicemonitors.monitoring.coreos.com": monitor,
+    "podmonitors.monitoring.coreos.com": monitor,
+    "clusterpolicies.nvidia.com": cluster_policy,
+}
+
+
+def project(kind_key: str, obj: Obj) -> Obj:
+    """The slim form of ``obj`` for the kind ``kind_key``."""
+    return PROJECTORS[kind_key](obj)
