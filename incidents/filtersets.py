@@ -12,12 +12,15 @@ from typing import Any
 import django_filters
 from django import forms
 from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from incidents import search
 from incidents.models import Case, CaseFacetLink
 from incidents.vocabulary import FACETS, Vocabulary
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class FacetValueFilter(django_filters.MultipleChoiceFilter):
     """Filter by facet value slugs; the choices are the facet's values in the vocabulary."""
 

@@ -129,6 +129,11 @@ def case_detail(*, slug: str) -> Case:
 
     Raises Case.DoesNotExist when there is no case with that slug.
     """
+    return case_detail_queryset().get(slug=slug)
+
+
+def case_detail_queryset() -> QuerySet[Case]:
+    """Cases with everything a card shows prefetched."""
     return Case.objects.prefetch_related(
         direct_links_prefetch(),
         "sources",
@@ -146,7 +151,7 @@ def case_detail(*, slug: str) -> Case:
             "lesson_links",
             queryset=CaseLesson.objects.select_related("item").order_by("position"),
         ),
-    ).get(slug=slug)
+    )
 
 
 def values_by_facet(case: Case) -> dict[str, list[FacetValue]]:

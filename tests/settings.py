@@ -7,6 +7,8 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 from incidents.config.settings import *  # noqa: E402,F403
 
 DEBUG = False
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True
 ALLOWED_HOSTS = ["*"]
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {

@@ -130,6 +130,10 @@ STORAGES = {
     },
 }
 
+# In development the files are served from their source folders, without collectstatic.
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+
 LOGIN_URL = "admin:login"
 
 # Where the seeded library lives; `manage.py load_cases` reads it by default.

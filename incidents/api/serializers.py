@@ -1,0 +1,149 @@
+"""JSON shapes of the API: a case row, the full case card, facet counts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from incidents.models import Case, FacetValue
+from incidents.selectors import values_by_facet
+from incidents.vocabulary import FACETS
+
+
+class FacetValueRefSerializer(serializers.ModelSerializer[FacetValue]):
+    class Meta:
+        model = FacetValue
+        fields = ["slug", "name"]
+
+
+class PeriodSerializer(serializers.Serializer[Case]):
+    start = serializers.DateField(source="period_start", allow_null=True)
+    start_precision = serializers.CharField(source="period_start_precision")
+    end = serializers.DateField(source="period_end", allow_null=True)
+    end_precision = serializers.CharField(source="period_end_precision")
+    label = serializers.CharField(source="period_label")  # type: ignore[assignment]
+
+
+_FACETS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        param: {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"slug": {"type": "string"}, "name": {"type": "string"}},
+            },
+        }
+        for _facet, param, _label in FACETS
+    },
+}
+
+
+@extend_schema_field(_FACETS_SCHEMA)
+class FacetsField(serializers.Field):  # type: ignore[type-arg]
+    """The case's own facet values, keyed by query parameter (root_cause, component, ...)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["source"] = "*"
+        kwargs["read_only"] = True
+        super().__init__(**kwargs)
+
+    def to_representation(self, case: Case) -> dict[str, list[dict[str, str]]]:
+        grouped = values_by_facet(case)
+        return {
+            param: [{"slug": v.slug, "name": v.name} for v in grouped[facet]]
+            for facet, param, _label in FACETS
+        }
+
+
+class CaseSummarySerializer(serializers.ModelSerializer[Case]):
+    period = PeriodSerializer(source="*", read_only=True)
+    facets = FacetsField()
+    url = serializers.SerializerMethodField()
+    api_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Case
+        fields = ["slug", "title", "kind", "setting", "period", "facets", "url", "api_url"]
+
+    def get_url(self, case: Case) -> str:
+        return self._absolute(reverse("incidents:case-detail", args=[case.slug]))
+
+    def get_api_url(self, case: Case) -> str:
+        return self._absolute(reverse("api:case-detail", args=[case.slug]))
+
+    def _absolute(self, path: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class ItemSerializer(serializers.Serializer[Any]):
+    slug = serializers.CharField(source="item.slug")
+    text = serializers.CharField()
+
+
+class KeyFigureSerializer(serializers.Serializer[Any]):
+    value = serializers.FloatField()
+    unit = serializers.CharField()
+    measures = serializers.CharField()
+    source_url = serializers.URLField()
+
+
+class CostSerializer(serializers.Serializer[Any]):
+    metric = serializers.CharField()
+    value = serializers.FloatField()
+    note = serializers.CharField()
+    source_url = serializers.URLField()
+
+
+class SourceSerializer(serializers.Serializer[Any]):
+    url = serializers.URLField()
+    kind = serializers.CharField()
+    title = serializers.CharField()
+    archived_url = serializers.CharField()
+
+
+class CaseDetailSerializer(CaseSummarySerializer):
+    remediations = ItemSerializer(source="remediation_links", many=True, read_only=True)
+    action_items = ItemSerializer(source="action_item_links", many=True, read_only=True)
+    lessons = ItemSerializer(source="lesson_links", many=True, read_only=True)
+    key_figures = KeyFigureSerializer(many=True, read_only=True)
+    costs = CostSerializer(many=True, read_only=True)
+    sources = SourceSerializer(many=True, read_only=True)
+
+    class Meta(CaseSummarySerializer.Meta):
+        fields = [
+            *CaseSummarySerializer.Meta.fields,
+            "summary",
+            "detection",
+            "remediations",
+            "action_items",
+            "lessons",
+            "key_figures",
+            "costs",
+            "sources",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class FacetCountSerializer(serializers.Serializer[Any]):
+    slug = serializers.CharField(source="value.slug")
+    name = serializers.CharField(source="value.name")
+    parent = serializers.SerializerMethodField()  # type: ignore[assignment]
+    count = serializers.IntegerField()
+    selected = serializers.BooleanField()
+    excluded = serializers.BooleanField()
+
+    def get_parent(self, item: Any) -> str | None:
+        parent = item.value.parent
+        return parent.slug if parent else None
+
+
+class FacetGroupSerializer(serializers.Serializer[Any]):
+    facet = serializers.CharField(source="param")
+    label = serializers.CharField()  # type: ignore[assignment]
+    values = FacetCountSerializer(many=True)

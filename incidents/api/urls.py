@@ -1,0 +1,17 @@
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from incidents.api import views
+
+app_name = "api"
+
+router = DefaultRouter()
+router.register("cases", views.CaseViewSet, basename="case")
+
+urlpatterns = [
+    path("facets/", views.FacetCountsView.as_view(), name="facets"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("", include(router.urls)),
+]

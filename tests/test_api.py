@@ -1,0 +1,90 @@
+"""The REST API: the same filters as the pages, for tooling."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+pytestmark = pytest.mark.django_db
+
+
+def test_case_list_filters_like_the_pages(client: Client, small_library: None) -> None:
+    response = client.get("/api/cases/?symptom=nccl-timeout&organisation=meta")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["count"] == 1
+    [row] = body["results"]
+    assert row["slug"] == "flaky-network"
+    assert row["period"]["label"] == "2 May 2022"
+    assert row["facets"]["symptom"] == [
+        {"slug": "job-crash", "name": "Job crash"},
+        {"slug": "nccl-timeout", "name": "NCCL timeout"},
+    ]
+    assert row["url"] == "http://testserver/cases/flaky-network/"
+
+
+def test_unknown_filter_value_is_a_400_naming_it(client: Client, small_library: None) -> None:
+    response = client.get("/api/cases/?component=warp-drive")
+    assert response.status_code == 400
+    assert "warp-drive" in response.json()["component"][0]
+
+
+def test_case_detail_has_the_whole_card(client: Client, small_library: None) -> None:
+    body = client.get("/api/cases/leaky-loader/").json()
+    assert body["remediations"] == [
+        {
+            "slug": "restart-from-last-checkpoint",
+            "text": "Restarted by hand from the last checkpoint.",
+        }
+    ]
+    assert body["lessons"][0]["slug"] == "weight-failures-by-gpu-time"
+    assert body["key_figures"] == [
+        {
+            "value": 4704.0,
+            "unit": "GPUs",
+            "measures": "A100 GPUs in the two clusters",
+            "source_url": "https://example.org/paper",
+        }
+    ]
+    assert body["costs"][0]["metric"] == "interruptions"
+    assert body["sources"][0]["url"] == "https://example.org/paper"
+
+
+def test_missing_case_is_404(client: Client, small_library: None) -> None:
+    assert client.get("/api/cases/no-such-case/").status_code == 404
+
+
+def test_facet_counts_follow_the_filters(client: Client, small_library: None) -> None:
+    body = client.get("/api/facets/?organisation=meta").json()
+    assert body["count"] == 2
+    organisations = next(g for g in body["facets"] if g["facet"] == "organisation")
+    counts = {v["slug"]: (v["count"], v["selected"]) for v in organisations["values"]}
+    assert counts == {"meta": (2, True), "shanghai-ai-laboratory": (1, False)}
+    components = next(g for g in body["facets"] if g["facet"] == "component")
+    memory = next(v for v in components["values"] if v["slug"] == "gpu-memory")
+    assert memory["parent"] == "gpu-hardware"
+
+
+def test_api_is_read_only_for_anonymous_users(client: Client, small_library: None) -> None:
+    assert client.post("/api/cases/", {"title": "x"}).status_code in {401, 403, 405}
+
+
+def test_openapi_schema_is_served(client: Client) -> None:
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    schema = response.json()
+    params = {p["name"] for p in schema["paths"]["/api/cases/"]["get"]["parameters"]}
+    assert {"q", "root_cause", "not_component", "organisation", "page"} <= params
+
+
+def test_list_query_count_is_constant(client: Client, small_library: None) -> None:
+    with CaptureQueriesContext(connection) as three:
+        client.get("/api/cases/")
+    from tests.test_filters import _add_cases
+
+    _add_cases(200)
+    with CaptureQueriesContext(connection) as many:
+        client.get("/api/cases/")
+    assert len(many.captured_queries) == len(three.captured_queries)
