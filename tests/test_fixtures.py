@@ -1,0 +1,131 @@
+"""The seeded library in fixtures/: it loads, it is big enough, and its facts carry their sources."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from django.test import Client
+
+from incidents.models import Case, CaseFacetLink, FacetValue, KeyFigure
+from incidents.services import load_library
+from tests.conftest import REPO_ROOT
+
+FIXTURES = REPO_ROOT / "fixtures"
+SEED_CASE = "acme-seren-kalos-pretraining-failures"
+
+
+@pytest.fixture
+def seeded(db: None) -> None:
+    load_library([FIXTURES])
+
+
+def test_the_library_has_at_least_40_cases_and_loads_idempotently(seeded: None) -> None:
+    assert Case.objects.count() >= 40
+    report = load_library([FIXTURES])
+    assert not report.changed
+
+
+def test_the_seed_case_is_found_under_the_seed_pages_filters(client: Client, seeded: None) -> None:
+    response = client.get(
+        "/?organisation=shanghai-ai-laboratory&component=training-data-loader&symptom=nccl-timeout"
+    )
+    assert response.status_code == 200
+    assert f'href="/cases/{SEED_CASE}/"' in response.content.decode()
+
+
+def test_the_seed_case_card_shows_every_section(client: Client, seeded: None) -> None:
+    page = client.get(f"/cases/{SEED_CASE}/").content.decode()
+    for heading in (
+        "Symptoms",
+        "Root cause",
+        "Component",
+        "Contributing factor",
+        "Detection",
+        "Remediation",
+        "Action items",
+        "Lessons",
+        "Key figures",
+        "Sources",
+    ):
+        assert f">{heading}" in page, heading
+    assert "num_worker" in page or "worker" in page  # the dataloader remediation of the seed card
+    assert "4,704" in page
+
+
+def test_cases_meet_on_shared_values(seeded: None) -> None:
+    """The library's point: values are shared, so most values with cases have several."""
+    used = (
+        CaseFacetLink.objects.filter(direct=True)
+        .values_list("value_id", flat=True)
+        .distinct()
+        .count()
+    )
+    shared = sum(
+        1
+        for v in FacetValue.objects.all()
+        if CaseFacetLink.objects.filter(value=v).values("case").distinct().count() >= 2
+    )
+    assert used > 0
+    assert shared / used >= 0.5
+
+
+def test_every_key_figure_cites_one_of_its_cases_sources(seeded: None) -> None:
+    for figure in KeyFigure.objects.select_related("case"):
+        assert figure.case.sources.filter(url=figure.source_url).exists(), figure  # type: ignore[attr-defined]
+
+
+def test_fixture_files_are_named_by_slug_and_list_a_primary_or_secondary_source() -> None:
+    for path in sorted((FIXTURES / "cases").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        assert data["sources"], path
+        assert all(s["url"].startswith(("http://", "https://")) for s in data["sources"]), path
+
+
+def test_a_broken_fixture_fails_the_command_and_writes_nothing(tmp_path: Path) -> None:
+    copy = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, copy)
+    seed = copy / "cases" / f"{SEED_CASE}.yaml"
+    text = seed.read_text()
+    assert "https://arxiv.org/abs/2403.07648" in text
+    seed.write_text(text.replace("url: https://arxiv.org/abs/2403.07648", "url: not-a-url", 1))
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite3'}",
+    }
+    manage = [sys.executable, str(REPO_ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=tmp_path)
+
+    result = subprocess.run(
+        [*manage, "load_cases", str(copy)], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+
+    assert result.returncode != 0
+    assert f"cases/{SEED_CASE}.yaml: case '{SEED_CASE}': field 'sources[" in result.stderr
+    assert "'not-a-url' is not a valid http(s) URL" in result.stderr
+    count = subprocess.run(
+        [
+            *manage,
+            "shell",
+            "-v",
+            "0",
+            "-c",
+            "from incidents.models import Case; print(Case.objects.count())",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert count.stdout.strip() == "0"
+
+
+def test_site_folder_holds_no_python() -> None:
+    assert not list((REPO_ROOT / "site").rglob("*.py"))
