@@ -20,7 +20,8 @@ class AuditResult:
     snapshot: Snapshot
     started_at: str | None = None
     finished_at: str | None = None
-    source: str = "live"
+    source: str = "live"  # "live" or "snapshot"
+    source_detail: str = ""  # the snapshot path
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -1,0 +1,183 @@
+"""``kubegap mcp``: the read-only audit as MCP tools for coding agents (stdio, mcp 2.x).
+
+Tools: list_checks, explain_check, audit (a kubeconfig context or a snapshot file; returns counts
+and the top failing findings so the answer fits an agent's context) and search_cases (the
+library's REST API when reachable, else the case titles bundled with kubegap). Nothing here
+writes to a cluster or to the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import threading
+from typing import Any
+
+import httpx
+from mcp.server import MCPServer
+
+from .cases import CASES, case_url
+from .checks import ALL_CHECKS, REGISTRY, select
+from .errors import KubegapError
+from .model import SEVERITY_RANK
+from .report import check_to_dict, summary
+
+MAX_TOP = 100
+_AUDITS = threading.Semaphore(2)  # at most two audits at once, like kubescape's MCP server
+
+
+def list_checks_data(library_url: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": c.id,
+            "title": c.title,
+            "severity": c.severity,
+            "category": c.category,
+            "cases": list(c.cases),
+        }  # fmt: skip
+        for c in ALL_CHECKS
+    ]
+
+
+def audit_summary(
+    library_url: str,
+    *,
+    snapshot: str | None = None,
+    context: str | None = None,
+    kubeconfig: str | None = None,
+    namespace: str | None = None,
+    checks: str | None = None,
+    fail_on: str = "high",
+    top: int = 20,
+) -> dict[str, Any]:
+    """Run an audit and return a bounded summary: counts, coverage gaps, top failing findings."""
+    from .cli import audit_once
+
+    if fail_on not in SEVERITY_RANK:
+        return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
+    args = argparse.Namespace(
+        snapshot=snapshot, context=context, kubeconfig=kubeconfig, namespace=namespace
+    )
+    try:
+        selected = select(checks)
+        with _AUDITS:
+            result = audit_once(args, selected)
+    except KubegapError as exc:
+        return {"error": str(exc)}
+    fails = sorted(
+        (f for f in result.findings if f.status == "fail"),
+        key=lambda f: (SEVERITY_RANK[f.severity], f.check.id, f.resource.logical_name),
+    )
+    top = max(1, min(int(top), MAX_TOP))
+    return {
+        "summary": summary(result, fail_on),
+        "coverage_gaps": {
+            k: c.status for k, c in sorted(result.coverage.items()) if c.status != "listed"
+        },
+        "not_evaluated": sorted(
+            {f.check.id for f in result.findings if f.status == "not_evaluated"}
+        ),
+        "top_findings": [
+            {
+                "check_id": f.check.id,
+                "severity": f.severity,
+                "resource": f.resource.logical_name,
+                "message": f.message,
+                "evidence": [e.to_dict() for e in f.evidence[:2]],
+                "cases": [case_url(library_url, s) for s in f.check.cases[:2]],
+            }
+            for f in fails[:top]
+        ],
+        "truncated": max(0, len(fails) - top),
+    }
+
+
+def _offline_search(query: str, limit: int, library_url: str) -> list[dict[str, Any]]:
+    words = [w for w in re.findall(r"\w+", query.lower()) if len(w) > 1]
+    scored = []
+    for slug, case in CASES.items():
+        title, text = case.title.lower(), f"{slug} {case.organisation} {case.summary}".lower()
+        score = sum(3 * (w in title) + (w in text) for w in words)
+        if score:
+            scored.append((-score, slug))
+    return [
+        {
+            "slug": slug,
+            "title": CASES[slug].title,
+            "url": case_url(library_url, slug),
+            "summary": CASES[slug].summary[:300],
+            "source": "bundled",
+        }  # fmt: skip
+        for _, slug in sorted(scored)[:limit]
+    ]
+
+
+def search_cases_data(query: str, limit: int, library_url: str) -> list[dict[str, Any]]:
+    """Search the library's REST API; fall back to the bundled case list when it is unreachable."""
+    limit = max(1, min(int(limit), 50))
+    try:
+        response = httpx.get(
+            f"{library_url.rstrip('/')}/api/cases/", params={"q": query}, timeout=3.0
+        )
+        response.raise_for_status()
+        body = response.json()
+        rows = body.get("results", body) if isinstance(body, dict) else body
+        out = []
+        for row in rows[:limit]:
+            slug = str(row.get("slug", ""))
+            out.append(
+                {
+                    "slug": slug,
+                    "title": row.get("title"),
+                    "url": case_url(library_url, slug),
+                    "summary": str(row.get("summary", ""))[:300],
+                    "source": "library",
+                }  # fmt: skip
+            )
+        return out
+    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+        return _offline_search(query, limit, library_url)
+
+
+def build_server(library_url: str) -> MCPServer:
+    server = MCPServer(
+        "kubegap",
+        instructions="Read-only Kubernetes GPU-cluster audit. Findings cite public incident cases.",
+    )
+
+    @server.tool()
+    def list_checks() -> list[dict[str, Any]]:
+        """List kubegap's checks: id, title, severity, category and cited case slugs."""
+        return list_checks_data(library_url)
+
+    @server.tool()
+    def explain_check(check_id: str) -> dict[str, Any]:
+        """What a check reads, why it matters, the cases it cites, how to fix, the RBAC it needs."""
+        check = REGISTRY.get(check_id.upper())
+        if check is None:
+            return {"error": f"unknown check id {check_id!r}"}
+        return check_to_dict(check, library_url)
+
+    @server.tool()
+    def audit(
+        snapshot: str | None = None,
+        context: str | None = None,
+        kubeconfig: str | None = None,
+        namespace: str | None = None,
+        checks: str | None = None,
+        fail_on: str = "high",
+        top: int = 20,
+    ) -> dict[str, Any]:
+        """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
+        coverage gaps and the top failing findings (at most ``top``, max 100)."""
+        return audit_summary(
+            library_url, snapshot=snapshot, context=context, kubeconfig=kubeconfig,
+            namespace=namespace, checks=checks, fail_on=fail_on, top=top,
+        )  # fmt: skip
+
+    @server.tool()
+    def search_cases(query: str, limit: int = 10) -> list[dict[str, Any]]:
+        """Search the incident library's cases (titles, summaries) for words."""
+        return search_cases_data(query, limit, library_url)
+
+    return server
