@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from incidents import selectors
+from incidents.checks_catalog import checks_citing
 from incidents.models import Case
 from incidents.vocabulary import FACETS
 
@@ -19,5 +20,10 @@ def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "incidents/case_detail.html",
-        {"case": case, "values": selectors.values_by_facet(case), "facets": FACETS},
+        {
+            "case": case,
+            "values": selectors.values_by_facet(case),
+            "facets": FACETS,
+            "checks": checks_citing(case.slug),
+        },
     )

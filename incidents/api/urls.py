@@ -2,7 +2,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from incidents.api import views
+from incidents.api import checks, views
 
 app_name = "api"
 
@@ -11,6 +11,8 @@ router.register("cases", views.CaseViewSet, basename="case")
 
 urlpatterns = [
     path("facets/", views.FacetCountsView.as_view(), name="facets"),
+    path("checks/", checks.CheckListView.as_view(), name="check-list"),
+    path("checks/<str:check_id>/", checks.CheckDetailView.as_view(), name="check-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("", include(router.urls)),

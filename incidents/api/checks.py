@@ -1,0 +1,80 @@
+"""API: kubegap's checks with the library cases they cite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from incidents.checks_catalog import CatalogCheck, catalog, get_check
+
+CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
+    "id": serializers.CharField(),
+    "title": serializers.CharField(),
+    "severity": serializers.CharField(),
+    "category": serializers.CharField(),
+    "confidence": serializers.CharField(),
+    "reads": serializers.ListField(child=serializers.CharField()),
+    "why": serializers.CharField(),
+    "remediation": serializers.CharField(),
+    "references": serializers.ListField(child=serializers.DictField()),
+    "cases": serializers.ListField(child=serializers.DictField()),
+}
+
+
+def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
+    check = entry.check
+    return {
+        "id": check.id,
+        "title": check.title,
+        "severity": check.severity,
+        "category": check.category,
+        "confidence": check.confidence,
+        "reads": list(check.reads),
+        "why": check.why,
+        "remediation": check.remediation,
+        "references": [{"url": r.url, "title": r.title} for r in check.references],
+        "cases": [
+            {
+                "slug": case.slug,
+                "title": case.title,
+                "url": request.build_absolute_uri(
+                    reverse("incidents:case-detail", args=[case.slug])
+                )
+                if case.in_library
+                else None,
+            }
+            for case in entry.cases
+        ],
+    }
+
+
+class CheckListView(APIView):
+    """Every kubegap check with the cases it cites."""
+
+    @extend_schema(responses={200: inline_serializer("CheckList", fields=CHECK_FIELDS, many=True)})
+    def get(self, request: Request) -> Response:
+        return Response([_check_data(entry, request) for entry in catalog()])
+
+
+class CheckDetailView(APIView):
+    """One kubegap check by id."""
+
+    @extend_schema(
+        responses={
+            200: inline_serializer("Check", fields=CHECK_FIELDS),
+            404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
+        }
+    )
+    def get(self, request: Request, check_id: str) -> Response:
+        check = get_check(check_id)
+        if check is None:
+            raise NotFound(f"No check with id {check_id!r}.")
+        [entry] = catalog([check])
+        return Response(_check_data(entry, request))
