@@ -20,6 +20,11 @@ JOBSETS = "jobsets.jobset.x-k8s.io"
 VOLCANO = "jobs.batch.volcano.sh"
 
 
+def _replicas(spec: Obj) -> int:
+    value = spec.get("replicas")
+    return 1 if value is None else int(value)
+
+
 def _roles(job: Obj, field: str) -> dict[str, Obj]:
     return dict((job.get("spec") or {}).get(field) or {})
 
@@ -147,7 +152,7 @@ def _restart_events(policies: Any) -> set[str]:
 def gang_restart(ctx: Context) -> Iterator[Result]:
     examined = failed = 0
     for key, job, roles in _gpu_kubeflow(ctx):
-        total = sum(int(r.get("replicas") or 1) for r in roles.values())
+        total = sum(_replicas(r) for r in roles.values())
         if total < 2:
             continue
         examined += 1
@@ -206,7 +211,7 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
         if "minAvailable" not in sched:
             continue
         examined += 1
-        total = sum(int(r.get("replicas") or 1) for r in roles.values())
+        total = sum(_replicas(r) for r in roles.values())
         if int(sched["minAvailable"]) < total:
             failed += 1
             yield fail(ctx.ref(key, job), "a partial gang can start and hold GPUs",
@@ -215,7 +220,7 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
     for vj in _gpu_volcano(ctx):
         examined += 1
         spec = vj.get("spec") or {}
-        total = sum(int(t.get("replicas") or 1) for t in spec.get("tasks") or [])
+        total = sum(_replicas(t) for t in spec.get("tasks") or [])
         if int(spec.get("minAvailable") or 0) < total:
             failed += 1
             yield fail(ctx.ref(VOLCANO, vj), "a partial gang can start and hold GPUs",
