@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from .errors import ApiError, ConfigError
-from .kinds import FORBIDDEN_RESOURCES, KindSpec
+from .kinds import FORBIDDEN_SEGMENTS, KindSpec
 from .kubeconfig import Connection
 from .projection import Obj, project
 
@@ -73,11 +73,9 @@ def _status_message(response: httpx.Response) -> str:
 def _refuse_non_get(request: httpx.Request) -> None:
     if request.method != "GET":
         raise RuntimeError(f"kubegap is read-only: refused {request.method} {request.url.path}")
-    segments = request.url.path.strip("/").split("/")
-    for i, seg in enumerate(segments):
-        pair = f"{seg}/{segments[i + 1]}" if i + 1 < len(segments) else ""
-        if seg in FORBIDDEN_RESOURCES or pair in FORBIDDEN_RESOURCES:
-            raise RuntimeError(f"kubegap never reads {request.url.path}")
+    segments = set(request.url.path.strip("/").split("/"))
+    if segments & FORBIDDEN_SEGMENTS:
+        raise RuntimeError(f"kubegap never reads {request.url.path}")
 
 
 def _ssl_context(conn: Connection) -> ssl.SSLContext | bool:

@@ -89,8 +89,9 @@ KINDS: dict[str, KindSpec] = {
     )
 }
 
-# Never readable, whatever a future check asks for: a structural guard used by the client.
-FORBIDDEN_RESOURCES = frozenset({"secrets", "pods/log", "pods/exec", "pods/attach", "tokenreviews"})
+# Never requested, whatever a future check asks for: the client refuses any path with one of these
+# segments (Secrets, pod logs, exec/attach/port-forward, the node and service proxies).
+FORBIDDEN_SEGMENTS = frozenset({"secrets", "log", "exec", "attach", "portforward", "proxy"})
 
 _BY_API_KIND: dict[tuple[str, str], KindSpec] = {
     (spec.group, spec.kind): spec for spec in KINDS.values()
