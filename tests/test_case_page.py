@@ -1,0 +1,142 @@
+"""The case page /cases/<slug>/: the whole card, sources, cost, similar cases, the check box."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from incidents.models import Case, Source
+from tests.bulk import add_cases
+
+pytestmark = pytest.mark.django_db
+
+
+def _page(client: Client, slug: str) -> str:
+    response = client.get(f"/cases/{slug}/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_card_shows_every_part_of_the_case(client: Client, small_library: None) -> None:
+    page = _page(client, "leaky-loader")
+    for heading in (
+        "Symptoms", "Root cause", "Component", "Contributing factor", "Detection",
+        "Remediation", "Action items", "Lessons", "Key figures", "Cost", "Sources",
+    ):  # fmt: skip
+        assert f">{heading}<" in page, heading
+    assert "Pretraining jobs failed with NCCL timeouts" in page
+    assert "Runtime logs." in page
+    # The case's own wording of a shared remediation, the shared text of the others.
+    assert "Restarted by hand from the last checkpoint." in page
+    assert "Detect failures and restart jobs automatically." in page
+    assert "Weigh failures by the GPU time they cost" in page
+    assert "<strong>4,704 GPUs</strong> A100 GPUs in the two clusters" in page
+    assert "<strong>12</strong> Interruptions" in page
+
+
+def test_facet_values_link_to_the_filtered_library(client: Client, small_library: None) -> None:
+    page = _page(client, "leaky-loader")
+    assert 'href="/?symptom=nccl-timeout"' in page
+    assert 'href="/?component=training-data-loader"' in page
+    assert 'href="/?root_cause=software-bug"' in page
+    assert 'href="/?contributing_factor=no-memory-limits"' in page
+    assert 'href="/?organisation=shanghai-ai-laboratory"' in page
+
+
+def test_sources_offer_the_archived_copy_or_an_internet_archive_lookup(
+    client: Client, small_library: None
+) -> None:
+    Source.objects.filter(url="https://example.org/paper").update(
+        archived_url="https://web.archive.org/web/2024/https://example.org/paper"
+    )
+    page = _page(client, "leaky-loader")
+    assert 'href="https://web.archive.org/web/2024/https://example.org/paper">archived copy' in page
+    assert "look it up in the Internet Archive" not in page
+
+    page = _page(client, "flaky-network")
+    assert 'href="https://web.archive.org/web/*/https://example.org/net"' in page
+    assert "no archived copy recorded" in page
+
+
+def test_figures_cite_their_source_by_number(client: Client, small_library: None) -> None:
+    page = _page(client, "leaky-loader")
+    assert 'id="source-1"' in page
+    assert re.search(r'A100 GPUs in the two clusters <a href="#source-1"', page)
+
+
+def test_case_without_cost_says_so(client: Client, small_library: None) -> None:
+    page = _page(client, "hbm-failures")
+    assert "The sources give no cost" in page
+
+
+def _similar_section(page: str) -> str:
+    start = page.index('id="similar-heading"')
+    return page[start : page.index("</section>", start)]
+
+
+def test_similar_cases_share_the_most_values_and_say_which(
+    client: Client, small_library: None
+) -> None:
+    # flaky-network shares hardware-fault with hbm-failures and nccl-timeout with leaky-loader;
+    # a tie goes to the newer case.
+    section = _similar_section(_page(client, "flaky-network"))
+    assert section.index("HBM failures interrupt") < section.index("A leaking data loader")
+    assert "shares 1 value:" in section
+    assert "Root cause <em>Hardware fault</em>" in section
+    assert "Symptom <em>NCCL timeout</em>" in section
+
+
+def test_same_organisation_alone_does_not_make_cases_similar(
+    client: Client, small_library: None
+) -> None:
+    # hbm-failures and leaky-loader share nothing; hbm and flaky-network share Meta and a cause.
+    section = _similar_section(_page(client, "hbm-failures"))
+    assert "Flapping links slow a job" in section
+    assert "A leaking data loader" not in section
+    assert "Meta" not in section
+
+
+def test_check_box_is_kept(client: Client, small_library: None) -> None:
+    page = _page(client, "leaky-loader")
+    assert "Check your cluster for this" in page
+    assert "kubegap audit" in page
+
+
+def test_check_box_names_the_checks_citing_a_seeded_case(client: Client) -> None:
+    from incidents.checks_catalog import checks_citing
+
+    Case.objects.create(
+        slug="acme-seren-kalos-pretraining-failures", title="Acme", summary="Seed page case."
+    )
+    checks = checks_citing("acme-seren-kalos-pretraining-failures")
+    page = _page(client, "acme-seren-kalos-pretraining-failures")
+    assert checks  # kubegap cites the seed page's case
+    assert "kubegap audit --checks " + ",".join(c.id for c in checks) in page
+    for check in checks:
+        assert f'href="/checks/#{check.id}"' in page
+
+
+def test_unknown_slug_is_a_404_page(client: Client, small_library: None) -> None:
+    response = client.get("/cases/no-such-case/")
+    assert response.status_code == 404
+
+
+def _queries(client: Client, slug: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(f"/cases/{slug}/").status_code == 200
+    return len(ctx.captured_queries)
+
+
+def test_query_count_does_not_grow_with_the_number_of_cases(
+    client: Client, small_library: None
+) -> None:
+    add_cases(5)
+    few = _queries(client, "leaky-loader")
+    add_cases(500, prefix="more")
+    assert Case.objects.count() == 508
+    assert _queries(client, "leaky-loader") == few
+    assert _queries(client, "more-3") == few
