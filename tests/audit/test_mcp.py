@@ -1,0 +1,97 @@
+"""The MCP server, driven in-process with mcp 2.x's Client."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from incidents.audit.mcp_server import build_server, search_cases_data
+
+from .conftest import FIXTURES
+
+UNREACHABLE = "http://127.0.0.1:9"
+
+
+def _call(tool: str, args: dict[str, Any]) -> Any:
+    async def go() -> Any:
+        async with Client(build_server(UNREACHABLE)) as client:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, result
+            if result.structured_content is not None:
+                content = result.structured_content
+                return content.get("result", content)
+            return json.loads(result.content[0].text)
+
+    return anyio.run(go)
+
+
+def test_tools_are_listed() -> None:
+    async def go() -> set[str]:
+        async with Client(build_server(UNREACHABLE)) as client:
+            return {t.name for t in (await client.list_tools()).tools}
+
+    assert anyio.run(go) == {"list_checks", "explain_check", "audit", "search_cases"}
+
+
+def test_list_and_explain() -> None:
+    checks = _call("list_checks", {})
+    assert len(checks) >= 20 and all(c["cases"] for c in checks)
+    doc = _call("explain_check", {"check_id": "job-002"})
+    assert doc["id"] == "JOB-002" and doc["rbac"] and doc["cases"][0]["url"].startswith(UNREACHABLE)
+
+
+def test_audit_of_a_snapshot_is_bounded() -> None:
+    path = str(FIXTURES / "GPU-003/fail-fewer-than-pool-peers.yaml")
+    doc = _call("audit", {"snapshot": path, "top": 1})
+    assert doc["summary"]["exit_code"] == 1
+    assert len(doc["top_findings"]) == 1 and doc["truncated"] >= 1
+    assert doc["top_findings"][0]["severity"] in ("critical", "high")
+    err = _call("audit", {"snapshot": "/nonexistent.json"})
+    assert "cannot read snapshot" in err["error"]
+
+
+@pytest.mark.parametrize("query,slug", [("GPU overheating NVLink", "acme-kalos-overheating-jul2023"),
+                                        ("etcd quota autoscaler", "openai-2018-k8s-etcd-quota-autoscaler")])  # fmt: skip
+def test_search_cases_falls_back_to_bundled_cases(query: str, slug: str) -> None:
+    rows = search_cases_data(query, 5, UNREACHABLE)
+    assert rows[0]["slug"] == slug and rows[0]["source"] == "bundled"
+    via_tool = _call("search_cases", {"query": query, "limit": 3})
+    assert via_tool[0]["slug"] == slug
+
+
+def test_search_cases_asks_the_library_api_when_reachable() -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802
+            seen.append(f"{self.command} {self.path}")
+            body = json.dumps({"count": 1, "results": [{"slug": "meta-rsc-reliability-study",
+                                                        "title": "Meta RSC"}]}).encode()  # fmt: skip
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        rows = search_cases_data("ib links", 5, base)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert seen == ["GET /api/cases/?q=ib+links"]
+    assert rows == [{"slug": "meta-rsc-reliability-study", "title": "Meta RSC",
+                     "url": f"{base}/cases/meta-rsc-reliability-study/", "summary": "",
+                     "source": "library"}]  # fmt: skip

@@ -1,0 +1,83 @@
+"""SARIF basics, the RBAC manifest kept equal to the registry, cited cases exist in the library."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from incidents.audit.cases import CASES
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.engine import run_checks
+from incidents.audit.kinds import KINDS
+from incidents.audit.rbac import manifest
+from incidents.audit.sarif import render_sarif
+from incidents.audit.snapshot import load
+
+from .conftest import FIXTURES
+
+REPO = Path(__file__).resolve().parents[2]
+RBAC_FILE = REPO / "site/k8s/kubegap-rbac.yaml"
+
+
+def test_sarif_has_rules_results_and_logical_locations() -> None:
+    result = run_checks(list(ALL_CHECKS), load(FIXTURES / "GPU-002/fail-xid-schedulable.yaml"))
+    doc = json.loads(render_sarif(result, "high", "https://lib.example"))
+    assert doc["version"] == "2.1.0" and "sarif-2.1.0" in doc["$schema"]
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == sorted(c.id for c in ALL_CHECKS)
+    for rule in rules:
+        assert rule["helpUri"].startswith("https://lib.example/checks/")
+        assert rule["shortDescription"]["text"] and rule["help"]["text"]
+        assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
+        assert rule["properties"]["cases"]
+    fails = [r for r in run["results"] if r["kind"] == "fail"]
+    assert fails
+    for r in run["results"]:
+        assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
+        loc = r["locations"][0]
+        fqn = loc["logicalLocations"][0]["fullyQualifiedName"]
+        assert fqn.count("/") == 2
+        assert loc["physicalLocation"]["artifactLocation"]["uri"].endswith(fqn)
+    node = next(r for r in fails if r["ruleId"] == "GPU-002")
+    assert (
+        node["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "_cluster/Node/gpu-1"
+    )
+    assert node["level"] == "error"
+    assert run["invocations"][0]["exitCode"] == 1
+
+
+def test_rbac_manifest_matches_the_check_registry() -> None:
+    assert RBAC_FILE.read_text() == manifest(ALL_CHECKS), (
+        "run: kubegap rbac -o site/k8s/kubegap-rbac.yaml"
+    )
+    docs = list(yaml.safe_load_all(RBAC_FILE.read_text()))
+    role = next(d for d in docs if d["kind"] == "ClusterRole")
+    granted = {
+        (g, r) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]
+    }
+    needed = {(KINDS[k].group, KINDS[k].resource) for c in ALL_CHECKS for k in c.reads}
+    assert granted == needed
+    assert all(rule["verbs"] == ["get", "list", "watch"] for rule in role["rules"])
+    assert not [r for g, r in granted if r in ("secrets", "pods/log", "pods/exec", "*")]
+    binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
+    sa = next(d for d in docs if d["kind"] == "ServiceAccount")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": sa["metadata"]["name"],
+                                    "namespace": sa["metadata"]["namespace"]}]  # fmt: skip
+
+
+def test_every_cited_case_is_in_the_case_list_and_the_library_fixtures() -> None:
+    cited = {slug for c in ALL_CHECKS for slug in c.cases}
+    assert all(c.cases for c in ALL_CHECKS)
+    assert cited <= set(CASES), cited - set(CASES)
+    missing = sorted(s for s in cited if not (REPO / "fixtures/cases" / f"{s}.yaml").exists())
+    assert not missing, f"cited cases without fixtures/cases/<slug>.yaml: {missing}"
+
+
+def test_every_check_cites_public_references_and_reads_known_kinds() -> None:
+    for check in ALL_CHECKS:
+        assert check.references and all(r.url.startswith("https://") for r in check.references)
+        assert check.reads and set(check.reads) <= set(KINDS)
+        assert check.why and check.remediation and check.title
