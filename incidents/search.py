@@ -58,6 +58,10 @@ _WEBSEARCH_SYNTAX = re.compile(r'["\-]|\bor\b', re.IGNORECASE)
 _EVERYDAY_WORDS = frozenset({"fair", "vast", "os", "nan", "buffer", "weave", "auth"})
 
 
+# Ties keep the library's own order (newest first).
+_NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
+
+
 # --- ranked text search -------------------------------------------------------------------------
 
 
@@ -120,9 +124,7 @@ def _postgres_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
         queryset = queryset.annotate(
             search_score=Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
         )
-    return queryset.filter(matches).order_by(
-        F("search_score").desc(), F("period_start").desc(nulls_last=True), "title"
-    )
+    return queryset.filter(matches).order_by(F("search_score").desc(), *_NEWEST_FIRST)
 
 
 def _fallback_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
@@ -143,9 +145,7 @@ def _fallback_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
     total = score[0]
     for part in score[1:]:
         total = total + part  # type: ignore[assignment]
-    return queryset.annotate(search_score=total).order_by(
-        F("search_score").desc(), F("period_start").desc(nulls_last=True), "title"
-    )
+    return queryset.annotate(search_score=total).order_by(F("search_score").desc(), *_NEWEST_FIRST)
 
 
 # --- facet values named in free text ------------------------------------------------------------
