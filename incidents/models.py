@@ -10,6 +10,7 @@ between cases, with the case-specific wording kept on the link.
 from __future__ import annotations
 
 from django.db import models
+from django.db.models.functions import Coalesce
 
 from incidents.text import spelling_key
 
@@ -120,6 +121,12 @@ class Case(models.Model):
     period_end_precision = models.CharField(
         max_length=8, choices=DatePrecision.choices, default=DatePrecision.DAY
     )
+    published = models.DateField(
+        null=True, blank=True, help_text="When the main source was published."
+    )
+    published_precision = models.CharField(
+        max_length=8, choices=DatePrecision.choices, default=DatePrecision.DAY
+    )
     facet_values = models.ManyToManyField(
         FacetValue, through="CaseFacetLink", related_name="cases", blank=True
     )
@@ -127,7 +134,8 @@ class Case(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = [models.F("period_start").desc(nulls_last=True), "title"]
+        # Newest first: by when it happened, or, where the source gives no period, when it was published.
+        ordering = [Coalesce("period_start", "published").desc(nulls_last=True), "title"]
 
     def __str__(self) -> str:
         return self.title
@@ -135,6 +143,10 @@ class Case(models.Model):
     @property
     def period_label(self) -> str:
         return case_period_label(self)
+
+    @property
+    def published_label(self) -> str:
+        return format_period_point(self.published, self.published_precision)
 
 
 class CaseFacetLink(models.Model):
@@ -323,9 +335,13 @@ def format_period_point(date: object, precision: str) -> str:
 
 
 def case_period_label(case: Case) -> str:
-    """The case's period as text, e.g. "Mar 2023 – Aug 2023"."""
+    """The case's period as text, e.g. "Mar 2023 – Aug 2023", or "published Oct 2024" when no
+    source states the period."""
     start = format_period_point(case.period_start, case.period_start_precision)
     end = format_period_point(case.period_end, case.period_end_precision)
     if start and end and end != start:
         return f"{start} – {end}"
-    return start or end
+    if start or end:
+        return start or end
+    published = format_period_point(case.published, case.published_precision)
+    return f"published {published}" if published else ""

@@ -236,3 +236,27 @@ def test_missing_path_is_reported(tmp_path: Path) -> None:
     with pytest.raises(CommandError) as info:
         _load_command(tmp_path / "nope")
     assert "nope: does not exist" in str(info.value)
+
+
+def test_a_case_without_a_period_sorts_by_its_publication_date(library_copy: Path) -> None:
+    case_file = library_copy / "cases" / "hbm-failures.yaml"
+    _replace(case_file, "period: {start: 2024}", "published: 2021-10")
+    load_library([library_copy])
+    case = Case.objects.get(slug="hbm-failures")
+    assert case.period_start is None
+    assert case.period_label == "published Oct 2021"
+    # leaky-loader happened in 2023; flaky-network in 2022; hbm-failures was published in 2021.
+    assert list(Case.objects.values_list("slug", flat=True)) == [
+        "leaky-loader",
+        "flaky-network",
+        "hbm-failures",
+    ]
+
+
+def test_a_period_without_a_start_is_refused(library_copy: Path) -> None:
+    _replace(
+        library_copy / "cases" / "hbm-failures.yaml", "period: {start: 2024}", "period: {end: 2024}"
+    )
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    assert "field 'period.start': is required" in str(info.value)

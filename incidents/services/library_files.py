@@ -30,7 +30,7 @@ FACET_FIELDS: dict[str, str] = {
     "organisations": Facet.ORGANISATION,
 }
 CASE_KEYS = {
-    "title", "kind", "setting", "period", "summary", "detection", "key_figures", "cost",
+    "title", "kind", "setting", "period", "published", "summary", "detection", "key_figures", "cost",
     "sources", *FACET_FIELDS, *SHARED_KINDS,
 }  # fmt: skip
 _url_validator = URLValidator(schemes=["http", "https"])
@@ -128,6 +128,7 @@ class CaseEntry:
     setting: str
     period_start: PeriodPoint | None
     period_end: PeriodPoint | None
+    published: PeriodPoint | None
     facets: dict[str, list[str]]  # facet -> slugs, in file order
     items: dict[str, list[ItemRef]]  # shared kind -> refs, in file order
     key_figures: list[FigureEntry]
@@ -382,8 +383,12 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
     sources = _read_sources(c, raw.get("sources"))
     source_urls = {s.url for s in sources}
     period = raw.get("period")
-    start = end = None
-    if not isinstance(period, dict) or "start" not in period:
+    start = end = published = None
+    if raw.get("published") is not None:
+        published = _read_period_point(c, raw.get("published"), "published")
+    if period is None:
+        pass  # No source states when it happened; the case sorts by `published`, or last.
+    elif not isinstance(period, dict) or "start" not in period:
         c.add("period.start", "is required (YYYY, YYYY-MM or YYYY-MM-DD)")
     else:
         c.unknown_keys(period, {"start", "end"}, prefix="period.")
@@ -408,6 +413,7 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
         setting=c.choice(raw, "setting", Setting.values, Setting.TRAINING),
         period_start=start,
         period_end=end,
+        published=published,
         facets=facets,
         items=items,
         key_figures=_read_figures(c, raw.get("key_figures"), source_urls),

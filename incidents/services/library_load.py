@@ -309,7 +309,8 @@ def _fields_of(case: Case) -> dict[str, Any]:
         name: getattr(case, name)
         for name in (
             "title", "summary", "detection", "kind", "setting", "period_start",
-            "period_start_precision", "period_end", "period_end_precision",
+            "period_start_precision", "period_end", "period_end_precision", "published",
+            "published_precision",
         )
     }  # fmt: skip
 
@@ -319,7 +320,7 @@ def _entry_state(
     values: dict[tuple[str, str], FacetValue],
     shared: dict[str, dict[str, Any]],
 ) -> dict[str, Any]:
-    start, end = entry.period_start, entry.period_end
+    start, end, published = entry.period_start, entry.period_end, entry.published
     return {
         "fields": {
             "title": entry.title,
@@ -331,6 +332,8 @@ def _entry_state(
             "period_start_precision": start.precision if start else "day",
             "period_end": end.date if end else None,
             "period_end_precision": end.precision if end else "day",
+            "published": published.date if published else None,
+            "published_precision": published.precision if published else "day",
         },
         "direct": sorted(
             values[(facet, slug)].id for facet, slugs in entry.facets.items() for slug in slugs
