@@ -1,0 +1,228 @@
+"""The library page `/` through Django's client: chips, suggestions, facets, results, htmx."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from html import unescape
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.services import load_library, refresh_implied_links
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "library-region"}
+SENTENCE = "our nccl timeouts came from a leaking data loader"
+
+
+def _html(client: Client, url: str, **headers: str) -> str:
+    response = client.get(url, **headers)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _listed(html: str) -> list[str]:
+    return re.findall(r'href="/cases/([\w-]+)/"', html)
+
+
+def _hrefs(html: str, css_class: str) -> list[str]:
+    return [unescape(h) for h in re.findall(rf'class="{css_class}[^"]*" href="([^"]+)"', html)]
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", unescape(html)))
+
+
+def test_every_case_newest_first_with_its_values(client: Client, small_library: None) -> None:
+    html = _html(client, "/")
+    assert _listed(html) == ["hbm-failures", "leaky-loader", "flaky-network"]
+    text = _text(html)
+    assert "1 to 3 of 3, newest first" in text
+    assert "Shanghai AI Laboratory · Mar 2023 – Aug 2023" in text
+    # Each row links its facet values to the cases that share them.
+    assert 'href="?symptom=nccl-timeout"' in html
+
+
+def test_applied_filters_are_chips_that_remove_themselves(
+    client: Client, small_library: None
+) -> None:
+    html = _html(client, "/?symptom=nccl-timeout&not_organisation=meta")
+    assert _listed(html) == ["leaky-loader"]
+    text = _text(html)
+    assert "Symptom NCCL timeout × , remove this filter" in text
+    assert "Organisation not Meta ×" in text
+    chip_links = _hrefs(html, "chip")
+    assert chip_links == ["?not_organisation=meta", "?symptom=nccl-timeout"]
+    assert _hrefs(html, "clear-all") == ["?"]
+
+
+def test_facet_links_toggle_or_within_and_across_facets(
+    client: Client, small_library: None
+) -> None:
+    html = _html(client, "/?component=network")
+    # Clicking another component adds it (OR); clicking the selected one removes it.
+    assert 'href="?component=network&amp;component=training-data-loader"' in html
+    assert 'href="?" data-value="network" aria-current="true"' in html
+    # The exclude action replaces an include of the same value.
+    assert 'class="facet-exclude" href="?not_component=network"' in html
+    assert _listed(_html(client, "/?component=network&component=training-data-loader")) == [
+        "leaky-loader",
+        "flaky-network",
+    ]
+
+
+def test_values_that_would_give_no_case_are_not_offered(
+    client: Client, small_library: None
+) -> None:
+    html = _html(client, "/?organisation=meta&symptom=nccl-timeout")
+    # Only flaky-network is left: its component is network; gpu-memory would give nothing.
+    assert 'data-value="network"' in html
+    assert 'data-value="gpu-memory"' not in html
+    assert 'data-value="training-data-loader"' not in html
+
+
+def test_unknown_value_is_named_and_the_rest_still_applies(
+    client: Client, small_library: None
+) -> None:
+    response = client.get("/?component=no-such-thing&organisation=meta&not_symptom=ghost")
+    assert response.status_code == 200
+    text = _text(response.content.decode())
+    assert "There is no component “no-such-thing” in the library (parameter component)" in text
+    assert "There is no symptom “ghost” in the library (parameter not_symptom)" in text
+    assert _listed(response.content.decode()) == ["hbm-failures", "flaky-network"]
+    # Links built on this page do not carry the unknown value along.
+    assert "no-such-thing" not in "".join(_hrefs(response.content.decode(), "chip"))
+
+
+def test_search_words_suggest_filters_with_what_they_would_give(
+    client: Client, small_library: None
+) -> None:
+    html = _html(client, "/?q=" + SENTENCE.replace(" ", "+"))
+    text = _text(html)
+    assert "No case contains every one of these words. Try the suggested filters above." in text
+    suggested = _hrefs(html, "chip chip-suggested")
+    assert suggested[0].startswith("?symptom=nccl-timeout&words=")
+    assert "Symptom NCCL timeout 2 cases, found in “nccl timeouts”" in text
+    assert "Component Training data loader 1 case, found in “data loader”" in text
+    # Following a suggestion turns the words into the filter; the rest stays on offer.
+    after = _html(client, "/" + suggested[0])
+    assert _listed(after) == ["leaky-loader", "flaky-network"]
+    assert "Also named in “our nccl timeouts came from a leaking data loader”" in _text(after)
+    second = [h for h in _hrefs(after, "chip chip-suggested") if "training-data-loader" in h]
+    final = _html(client, "/" + second[0])
+    assert _listed(final) == ["leaky-loader"]
+
+
+def test_htmx_request_gets_the_region_and_the_count_out_of_band(
+    client: Client, small_library: None
+) -> None:
+    response = client.get("/?symptom=nccl-timeout", HTTP_HX_TRIGGER="q", **HTMX)
+    html = response.content.decode()
+    assert "<html" not in html
+    assert html.lstrip().startswith('<div id="library-region"')
+    assert '<p id="result-status" hx-swap-oob="innerHTML">2 cases</p>' in html
+    assert 'id="q"' not in html  # the box being typed in is left alone
+    assert "HX-Request" in response["Vary"]
+
+
+def test_a_click_that_changes_the_words_refreshes_the_search_box(
+    client: Client, small_library: None
+) -> None:
+    html = _html(client, "/?symptom=nccl-timeout", HTTP_HX_TRIGGER="", **HTMX)
+    assert re.search(r'<input id="q" [^>]*hx-swap-oob="true"', html)
+
+
+def test_history_restore_and_other_targets_get_the_whole_page(
+    client: Client, small_library: None
+) -> None:
+    restore = client.get("/?symptom=nccl-timeout", HTTP_HX_HISTORY_RESTORE_REQUEST="true", **HTMX)
+    assert "<html" in restore.content.decode()
+    elsewhere = client.get("/", HTTP_HX_REQUEST="true", HTTP_HX_TARGET="main")
+    assert "<html" in elsewhere.content.decode()
+    full = client.get("/")
+    assert "HX-Request" in full["Vary"]
+
+
+def test_the_page_works_without_javascript(client: Client, small_library: None) -> None:
+    html = _html(client, "/?component=network&q=links")
+    form = html[html.index('<form id="library-form"') :]
+    assert 'method="get"' in form[:200] and 'action="/"' in form[:200]
+    assert '<button type="submit">Search</button>' in form
+    # The active filters travel with the search words when the form is submitted.
+    assert '<input type="hidden" name="component" value="network">' in form
+    assert '<script src="/static/django_htmx/htmx-2.min.js"' in html
+    assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', html)
+
+
+def test_the_live_region_announces_the_count(client: Client, small_library: None) -> None:
+    html = _html(client, "/?q=memory")
+    assert re.search(r'<p id="result-status"[^>]*role="status"[^>]*aria-live="polite"', html)
+    assert "2 cases for “memory”" in _text(html)
+
+
+def _add_cases(count: int, start: int = 0) -> None:
+    values = list(FacetValue.objects.filter(parent__isnull=True))
+    cases = Case.objects.bulk_create(
+        Case(
+            slug=f"bulk-{i}",
+            title=f"Bulk case {i}",
+            summary="Synthetic case for paging.",
+            period_start=dt.date(2010, 1, 1) + dt.timedelta(days=i),
+        )
+        for i in range(start, start + count)
+    )
+    CaseFacetLink.objects.bulk_create(
+        CaseFacetLink(case=case, value=values[(i + k) % len(values)], direct=True)
+        for i, case in enumerate(cases)
+        for k in range(3)
+    )
+    refresh_implied_links()
+
+
+def test_pagination_keeps_the_filters(client: Client, small_library: None) -> None:
+    _add_cases(40)
+    html = _html(client, "/?q=synthetic")
+    assert "1 to 20 of 40, best match first" in _text(html)
+    assert 'href="?q=synthetic&amp;page=2" rel="next"' in html
+    page_two = _html(client, "/?q=synthetic&page=2")
+    assert "21 to 40 of 40" in _text(page_two)
+    assert _listed(page_two)[0] != _listed(html)[0]
+
+
+def _queries(client: Client, url: str) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.parametrize(
+    "url", ["/", "/?organisation=meta&not_symptom=job-crash", "/?q=" + SENTENCE.replace(" ", "+")]
+)
+def test_query_count_does_not_grow_with_the_number_of_cases(
+    client: Client, small_library: None, url: str
+) -> None:
+    _add_cases(10)
+    small = _queries(client, url)
+    _add_cases(300, start=10)
+    assert _queries(client, url) == small
+
+
+def test_the_issue_bar_on_the_real_library(client: Client) -> None:
+    """/?q=<the sentence> offers the two filters; following them lists the Acme case."""
+    load_library([settings.FIXTURES_DIR])
+    for headers in ({}, {**HTMX, "HTTP_HX_TRIGGER": "q"}):
+        html = _html(client, "/?q=" + SENTENCE.replace(" ", "+"), **headers)
+        suggested = _hrefs(html, "chip chip-suggested")
+        assert any(h.startswith("?symptom=nccl-timeout&") for h in suggested)
+        assert any(h.startswith("?component=training-data-loader&") for h in suggested)
+    first = next(h for h in suggested if h.startswith("?symptom=nccl-timeout&"))
+    after = _html(client, "/" + first)
+    second = next(h for h in _hrefs(after, "chip chip-suggested") if "training-data-loader" in h)
+    final = _html(client, "/" + second)
+    assert "acme-seren-kalos-pretraining-failures" in _listed(final)
