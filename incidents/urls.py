@@ -1,8 +1,9 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from incidents import case_views, checks_views, graph_views, views
+from incidents import browse_views, case_views, checks_views, cost_views, graph_views, views
 
 app_name = "incidents"
+register_converter(browse_views.FacetPathConverter, "facetpath")
 
 urlpatterns = [
     path("", views.case_list, name="case-list"),
@@ -10,4 +11,8 @@ urlpatterns = [
     path("checks/", checks_views.check_list, name="check-list"),
     path("graph/", graph_views.graph_page, name="graph"),
     path("graph/data.json", graph_views.graph_data, name="graph-data"),
+    path("cost/", cost_views.cost, name="cost"),
+    path("browse/", browse_views.browse_index, name="browse"),
+    path("<facetpath:facet>/", browse_views.facet_tree, name="facet-tree"),
+    path("<facetpath:facet>/<slug:slug>/", browse_views.facet_value, name="facet-value"),
 ]
