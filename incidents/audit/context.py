@@ -268,16 +268,31 @@ class Context:
             dict((tpl.get("metadata") or {}).get("labels") or {}),
         )
 
+    @cached_property
+    def _template_owners(self) -> set[tuple[str, str, str]]:
+        """(namespace, kind, name) of listed objects whose pod templates are evaluated."""
+        out: set[tuple[str, str, str]] = set()
+        for key in TEMPLATE_OWNERS.values():
+            kind = KINDS[key].kind
+            for obj in self.items(key):
+                meta = obj.get("metadata") or {}
+                out.add((str(meta.get("namespace", "")), kind, str(meta.get("name"))))
+        return out
+
     def _standalone_pods(self) -> Iterator[Workload]:
         groups: dict[tuple[str, str, str], list[Obj]] = {}
         for pod in self.gpu_pods:
             if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 continue
-            okey = owner_key(pod)
-            if okey in TEMPLATE_OWNERS and self.listed(TEMPLATE_OWNERS[okey]):
-                continue  # its template is evaluated instead
             meta = pod["metadata"]
             owners = meta.get("ownerReferences") or []
+            okey = owner_key(pod)
+            if (
+                okey in TEMPLATE_OWNERS
+                and (str(meta.get("namespace", "")), okey[1], str(owners[0].get("name")))
+                in self._template_owners
+            ):
+                continue  # its owner's template is evaluated instead
             group_key = (
                 str(meta.get("namespace", "")),
                 f"{owners[0].get('kind')}/{owners[0].get('name')}" if owners else "",

@@ -5,12 +5,13 @@ with their size (managedFields, last-applied annotations, big ConfigMaps never s
 Projection is idempotent: projecting a projected object gives the same object, so snapshots and
 test fixtures may hold either full or projected objects.
 
-Environment variable values are kept only for the names checks read (NCCL_*, TORCH_*, checkpoint
-paths); every other value is dropped, so a snapshot does not carry credentials passed in env.
+Environment variables are kept only for the names checks read (NCCL_*, TORCH_*, DP_*, checkpoint
+paths); every other variable is dropped, so a snapshot does not carry credentials passed in env.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -69,8 +70,6 @@ def metadata(obj: Obj) -> Obj:
                 "apiVersion": o.get("apiVersion"),
                 "kind": o.get("kind"),
                 "name": o.get("name"),
-                "uid": o.get("uid"),
-                "controller": o.get("controller"),
             }
         )
         for o in meta.get("ownerReferences") or []
@@ -79,8 +78,6 @@ def metadata(obj: Obj) -> Obj:
         {
             "name": meta.get("name"),
             "namespace": meta.get("namespace"),
-            "uid": meta.get("uid"),
-            "creationTimestamp": meta.get("creationTimestamp"),
             "deletionTimestamp": meta.get("deletionTimestamp"),
             "labels": dict(meta.get("labels") or {}) or None,
             "annotations": annotations or None,
@@ -90,21 +87,24 @@ def metadata(obj: Obj) -> Obj:
 
 
 def _env(env: Any) -> list[Obj] | None:
+    """Only the variables checks read (NCCL/TORCH/DP/checkpoint names); nothing else is kept."""
     if not isinstance(env, list):
         return None
     out: list[Obj] = []
     for item in env:
         name = str(item.get("name", ""))
-        entry: Obj = {"name": name}
-        keep_value = name.startswith(_ENV_VALUE_PREFIXES) or any(
+        keep = name.startswith(_ENV_VALUE_PREFIXES) or any(
             w in name.upper() for w in _ENV_VALUE_WORDS
         )
-        if "value" in item and keep_value:
+        if not keep:
+            continue
+        entry: Obj = {"name": name}
+        if "value" in item:
             entry["value"] = _s(item["value"])
         if item.get("valueFrom"):
             entry["valueFrom"] = True
         out.append(entry)
-    return out
+    return out or None
 
 
 def container(c: Obj) -> Obj:
@@ -117,9 +117,11 @@ def container(c: Obj) -> Obj:
             "args": _strs(c.get("args")),
             "env": _env(c.get("env")),
             "resources": _resources(c.get("resources")),
+            # Only the /dev/shm mount is read (MEM-002).
             "volumeMounts": [
-                _prune({"name": m.get("name"), "mountPath": m.get("mountPath")})
+                {"name": m.get("name"), "mountPath": m.get("mountPath")}
                 for m in c.get("volumeMounts") or []
+                if m.get("mountPath") == "/dev/shm"
             ]
             or None,
             "lifecycle": {"preStop": lifecycle["preStop"]} if lifecycle.get("preStop") else None,
@@ -537,6 +539,17 @@ PROJECTORS: dict[str, Callable[[Obj], Obj]] = {
 }
 
 
+def _intern(value: Any) -> Any:
+    """Share repeated short strings (phases, images, label values) between objects."""
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= 80 else value
+    if isinstance(value, dict):
+        return {k: _intern(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_intern(v) for v in value]
+    return value
+
+
 def project(kind_key: str, obj: Obj) -> Obj:
-    """The slim form of ``obj`` for the kind ``kind_key``."""
-    return PROJECTORS[kind_key](obj)
+    """The slim form of ``obj`` for the kind ``kind_key``, its short strings interned."""
+    return _intern(PROJECTORS[kind_key](obj))  # type: ignore[no-any-return]
