@@ -81,3 +81,25 @@ def test_every_check_cites_public_references_and_reads_known_kinds() -> None:
         assert check.references and all(r.url.startswith("https://") for r in check.references)
         assert check.reads and set(check.reads) <= set(KINDS)
         assert check.why and check.remediation and check.title
+
+
+def test_demo_snapshots_audit_as_documented() -> None:
+    from incidents.audit.report import check_status, exit_code
+
+    snaps = REPO / "fixtures/snapshots"
+    healthy = run_checks(list(ALL_CHECKS), load(snaps / "demo-healthy-gpu-cluster.json"))
+    assert exit_code(healthy, "info") == 0
+    assert not [f for f in healthy.findings if f.status in ("fail", "not_evaluated")]
+    broken = run_checks(list(ALL_CHECKS), load(snaps / "demo-broken-gpu-cluster.json"))
+    assert exit_code(broken, "high") == 1
+    failing = {c.id for c in ALL_CHECKS if check_status(c, broken.findings) == "fail"}
+    assert {
+        "GPU-001",
+        "GPU-002",
+        "GPU-003",
+        "GPU-004",
+        "MON-001",
+        "JOB-002",
+        "JOB-003",
+        "NODE-001",
+    } <= failing
