@@ -379,6 +379,23 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
     if not isinstance(raw, dict):
         c.add(None, "must be a YAML mapping of fields")
         return
+    data.cases.append(_case_entry(c, slug, display, raw))
+
+
+def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEntry:
+    """Validate one case given as a mapping in the case-file format (say, built from a web form)
+    with exactly the rules of a case file; raise LibraryError listing every problem."""
+    problems: list[Problem] = []
+    c = _Collector(problems, display, f"case '{slug}'")
+    if not SLUG_RE.match(slug):
+        c.add("slug", f"{slug!r} is not a slug (lower-case letters, digits, hyphens)")
+    entry = _case_entry(c, slug, display, raw)
+    if problems:
+        raise LibraryError(problems)
+    return entry
+
+
+def _case_entry(c: _Collector, slug: str, display: str, raw: dict[str, Any]) -> CaseEntry:
     c.unknown_keys(raw, CASE_KEYS)
     sources = _read_sources(c, raw.get("sources"))
     source_urls = {s.url for s in sources}
@@ -420,7 +437,7 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
         costs=_read_costs(c, raw.get("cost"), source_urls),
         sources=sources,
     )
-    data.cases.append(entry)
+    return entry
 
 
 def _read_period_point(c: _Collector, value: Any, fieldname: str) -> PeriodPoint | None:

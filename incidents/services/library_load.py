@@ -83,6 +83,13 @@ def load_library(paths: Iterable[Path], *, root: Path | None = None) -> LoadRepo
         return _apply(data)
 
 
+def load_entries(data: LibraryData) -> LoadReport:
+    """Apply entries already read and validated (say, one submitted case) as load_library does:
+    references checked against the database, all or nothing."""
+    with transaction.atomic():
+        return _apply(data)
+
+
 def _apply(data: LibraryData) -> LoadReport:
     report = LoadReport()
     problems: list[Problem] = []

@@ -1,0 +1,245 @@
+"""The case-submission form: fields for one case, turned into the case-file format.
+
+The form itself judges almost nothing (its text fields are all optional): the library's own rules,
+the ones `load_cases` applies to case files, judge the entry it builds, and their problems are
+put back on the form field they concern.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.utils.text import slugify
+
+from incidents.models import (
+    ActionItem,
+    CaseKind,
+    CostMetric,
+    Lesson,
+    Remediation,
+    Setting,
+    SourceKind,
+)
+from incidents.services.library_files import FACET_FIELDS, Problem
+from incidents.vocabulary import Vocabulary
+
+SOURCE_ROWS = 3
+FIGURE_ROWS = 3
+SHARED_MODELS: dict[str, Any] = {
+    "remediations": Remediation,
+    "action_items": ActionItem,
+    "lessons": Lesson,
+}
+FACET_FIELD_LABELS = {
+    "root_causes": "Root causes",
+    "components": "Components",
+    "symptoms": "Symptoms",
+    "contributing_factors": "Contributing factors",
+    "organisations": "Organisations",
+}
+_NUMBER = re.compile(r"^-?[\d,]*\.?\d+$")
+
+
+def _text(**kwargs: Any) -> forms.CharField:
+    return forms.CharField(required=False, **kwargs)
+
+
+def _area(rows: int = 4, **kwargs: Any) -> forms.CharField:
+    return forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": rows}), **kwargs)
+
+
+class SubmitCaseForm(forms.Form):
+    """One case: text to suggest from, the case's fields, facet values, sources, figures, cost."""
+
+    text = _area(
+        rows=8,
+        label="Postmortem text",
+        help_text="Paste the postmortem or report; the facet values named in it are ticked for you.",
+    )
+    title = _text(max_length=250)
+    slug = _text(max_length=100, help_text="Lower-case words and hyphens; from the title if empty.")
+    kind = forms.ChoiceField(choices=CaseKind.choices, initial=CaseKind.INCIDENT)
+    setting = forms.ChoiceField(choices=Setting.choices, initial=Setting.TRAINING)
+    period_start = _text(label="Started", help_text="YYYY, YYYY-MM or YYYY-MM-DD")
+    period_end = _text(label="Ended", help_text="optional")
+    published = _text(label="Published", help_text="when the main source appeared (optional)")
+    summary = _area(rows=5, help_text="In your own words: what happened, to what, how big.")
+    detection = _area(rows=3, help_text="How the failure was noticed (optional).")
+
+    def __init__(self, *args: Any, vocabulary: Vocabulary, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, facet in FACET_FIELDS.items():
+            choices = [
+                (v.slug, "— " * vocabulary.depth(v) + v.name)
+                for v in vocabulary.in_tree_order(facet)
+            ]
+            self.fields[name] = forms.MultipleChoiceField(
+                required=False,
+                choices=choices,
+                label=FACET_FIELD_LABELS[name],
+                widget=forms.CheckboxSelectMultiple,
+            )
+        for kind, model in SHARED_MODELS.items():
+            self.fields[kind] = forms.MultipleChoiceField(
+                required=False,
+                choices=[(i.slug, i.text) for i in model.objects.order_by("text")],
+                label=kind.replace("_", " ").capitalize(),
+                widget=forms.CheckboxSelectMultiple,
+            )
+        for row in range(SOURCE_ROWS):
+            n = row + 1
+            self.fields[f"source_{row}_url"] = _text(label=f"Source {n} URL", max_length=500)
+            self.fields[f"source_{row}_title"] = _text(label=f"Source {n} title", max_length=300)
+            self.fields[f"source_{row}_kind"] = forms.ChoiceField(
+                choices=SourceKind.choices, initial=SourceKind.PRIMARY, label=f"Source {n} kind"
+            )
+            self.fields[f"source_{row}_archived_url"] = _text(
+                label=f"Source {n} archived copy", max_length=600
+            )
+        for row in range(FIGURE_ROWS):
+            n = row + 1
+            self.fields[f"figure_{row}_value"] = _text(label=f"Figure {n} value")
+            self.fields[f"figure_{row}_unit"] = _text(label=f"Figure {n} unit", max_length=40)
+            self.fields[f"figure_{row}_measures"] = _text(label=f"Figure {n} measures")
+            self.fields[f"figure_{row}_source"] = _text(label=f"Figure {n} source URL")
+        for metric in CostMetric.values:
+            label = CostMetric(metric).label
+            self.fields[f"cost_{metric}_value"] = _text(label=label)
+            self.fields[f"cost_{metric}_source"] = _text(label=f"{label}: source URL")
+            self.fields[f"cost_{metric}_note"] = _text(label=f"{label}: note", max_length=300)
+
+    # --- layout helpers for the template ---------------------------------------------------
+
+    def facet_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in FACET_FIELDS]
+
+    def shared_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in SHARED_MODELS]
+
+    def source_rows(self) -> list[list[forms.BoundField]]:
+        parts = ("url", "title", "kind", "archived_url")
+        return [[self[f"source_{r}_{p}"] for p in parts] for r in range(SOURCE_ROWS)]
+
+    def figure_rows(self) -> list[list[forms.BoundField]]:
+        parts = ("value", "unit", "measures", "source")
+        return [[self[f"figure_{r}_{p}"] for p in parts] for r in range(FIGURE_ROWS)]
+
+    def cost_rows(self) -> list[list[forms.BoundField]]:
+        parts = ("value", "source", "note")
+        return [[self[f"cost_{m}_{p}"] for p in parts] for m in CostMetric.values]
+
+    # --- the case-file entry ---------------------------------------------------------------
+
+    def case_slug(self) -> str:
+        data = self.cleaned_data
+        return data.get("slug") or slugify(data.get("title") or "")[:100].strip("-")
+
+    def entry(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The case in the case-file format, and which form field each of its fields came from.
+
+        Call after is_valid(). Rows left empty are left out; numbers stay text when they are not
+        numbers, so that the library's rules say what is wrong with them.
+        """
+        data = self.cleaned_data
+        entry: dict[str, Any] = {"title": data["title"], "kind": data["kind"]}
+        entry["setting"] = data["setting"]
+        origin: dict[str, str] = {}
+        if data["period_start"] or data["period_end"]:
+            entry["period"] = {"start": data["period_start"] or None}
+            if data["period_end"]:
+                entry["period"]["end"] = data["period_end"]
+        if data["published"]:
+            entry["published"] = data["published"]
+        entry["summary"] = data["summary"]
+        if data["detection"]:
+            entry["detection"] = data["detection"]
+        for name in FACET_FIELDS:
+            if data.get(name):
+                entry[name] = list(data[name])
+        for kind in SHARED_MODELS:
+            if data.get(kind):
+                entry[kind] = [{"ref": slug} for slug in data[kind]]
+        entry["sources"] = []
+        for row in range(SOURCE_ROWS):
+            parts = {p: data[f"source_{row}_{p}"] for p in ("url", "title", "archived_url")}
+            if not any(parts.values()):
+                continue
+            index = len(entry["sources"])
+            origin[f"sources[{index}]"] = f"source_{row}_url"
+            for p in ("url", "title", "kind", "archived_url"):
+                origin[f"sources[{index}].{p}"] = f"source_{row}_{p}"
+            source = {"url": parts["url"], "kind": data[f"source_{row}_kind"]}
+            source.update({p: parts[p] for p in ("title", "archived_url") if parts[p]})
+            entry["sources"].append(source)
+        figures: list[dict[str, Any]] = []
+        for row in range(FIGURE_ROWS):
+            parts = {p: data[f"figure_{row}_{p}"] for p in ("value", "unit", "measures", "source")}
+            if not any(parts.values()):
+                continue
+            index = len(figures)
+            origin[f"key_figures[{index}]"] = f"figure_{row}_value"
+            for p in parts:
+                origin[f"key_figures[{index}].{p}"] = f"figure_{row}_{p}"
+            figure = {
+                "value": _number(parts["value"]),
+                "measures": parts["measures"],
+                "source": parts["source"],
+            }
+            if parts["unit"]:
+                figure["unit"] = parts["unit"]
+            figures.append(figure)
+        if figures:
+            entry["key_figures"] = figures
+        cost: dict[str, dict[str, Any]] = {}
+        for metric in CostMetric.values:
+            parts = {p: data[f"cost_{metric}_{p}"] for p in ("value", "source", "note")}
+            if not any(parts.values()):
+                continue
+            cost[metric] = {"value": _number(parts["value"]), "source": parts["source"]}
+            if parts["note"]:
+                cost[metric]["note"] = parts["note"]
+        if cost:
+            entry["cost"] = cost
+        return entry, origin
+
+    def add_problems(self, problems: list[Problem], origin: dict[str, str]) -> None:
+        """Put each problem the library's rules found on the form field it concerns."""
+        for problem in problems:
+            name = field_for(problem.field, origin)
+            if name in self.fields:
+                self.add_error(name, problem.message)
+            else:
+                where = f"{problem.field}: " if problem.field else ""
+                self.add_error(None, where + problem.message)
+
+
+def _number(text: str) -> Any:
+    cleaned = text.replace(",", "").strip()
+    if cleaned and _NUMBER.match(text.strip()):
+        value = float(cleaned)
+        return int(value) if value.is_integer() else value
+    return text if text else None
+
+
+def field_for(path: str | None, origin: dict[str, str]) -> str | None:
+    """The form field a case-file field path comes from: "sources[1].url" -> "source_2_url"."""
+    if path is None:
+        return None
+    if path in origin:
+        return origin[path]
+    if path in ("period", "period.start"):
+        return "period_start"
+    if path == "period.end":
+        return "period_end"
+    if path.startswith("cost."):
+        parts = path.split(".")
+        if len(parts) == 3:
+            return f"cost_{parts[1]}_{parts[2]}"
+        if len(parts) == 2:
+            return f"cost_{parts[1]}_value"
+    if path == "sources":
+        return "source_0_url"
+    base = path.split("[", 1)[0]
+    return base
