@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .context import Context
+from .kinds import KINDS
 from .model import CLUSTER, Check, Evidence, Finding, Result
 from .snapshot import Coverage, Snapshot
 
@@ -42,6 +43,15 @@ def _gate(check: Check, snap: Snapshot) -> Result | None:
             problems.append(Evidence(f"coverage.{key}", "not collected", "listed or absent"))
         elif cov.status in ("forbidden", "error"):
             problems.append(Evidence(f"coverage.{key}", cov.status, "listed or absent"))
+    if not problems and snap.namespace and check.cluster_wide:
+        namespaced = [k for k in check.reads if KINDS[k].namespaced]
+        if namespaced:
+            return Result(
+                "not_evaluated",
+                CLUSTER,
+                f"needs {', '.join(namespaced)} from all namespaces; --namespace limited the lists",
+                (Evidence("source.namespace", snap.namespace, "all namespaces"),),
+            )
     if not problems:
         return None
     kinds = ", ".join(p.path.removeprefix("coverage.") for p in problems)

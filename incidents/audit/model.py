@@ -103,6 +103,9 @@ class Check:
     remediation: str
     confidence: Confidence
     func: CheckFunc = field(compare=False, repr=False)
+    # True when the check must see every namespace (agents, alert rules, burn-in jobs anywhere):
+    # under --namespace it is not evaluated rather than judged on a partial view.
+    cluster_wide: bool = False
 
 
 @dataclass(frozen=True)

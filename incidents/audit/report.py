@@ -75,6 +75,7 @@ def check_to_dict(check: Check, library_url: str) -> dict[str, Any]:
         "severity": check.severity,
         "category": check.category,
         "confidence": check.confidence,
+        "scope": "cluster" if check.cluster_wide else "namespace",
         "reads": [
             {
                 "kind": k,

@@ -72,7 +72,18 @@ class _Handler(BaseHTTPRequestHandler):
                           "reason": reason, "message": message, "code": code})  # fmt: skip
 
     def do_POST(self) -> None:  # noqa: N802
-        self._reject()
+        path = urlparse(self.path).path
+        if path != "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews":
+            self._reject()
+            return
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        self.cluster.requests.append(("POST", path, {}))
+        attrs = body["spec"]["resourceAttributes"]
+        key = attrs["resource"] + (f".{attrs['group']}" if attrs["group"] else "")
+        allowed = key not in self.cluster.forbidden
+        self._send(
+            201, {**body, "status": {"allowed": allowed, "reason": "" if allowed else "no rule"}}
+        )
 
     def do_PUT(self) -> None:  # noqa: N802
         self._reject()

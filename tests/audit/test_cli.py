@@ -254,4 +254,34 @@ def test_namespace_limits_namespaced_kinds(
     paths = {p for _, p, _ in cluster.requests}
     assert "/api/v1/namespaces/train/pods" in paths and "/api/v1/nodes" in paths
     assert "/api/v1/pods" not in paths
-    assert json.loads(out)["source"]["namespace"] == "train"
+    doc = json.loads(out)
+    assert doc["source"]["namespace"] == "train"
+    status = {c["id"]: c["status"] for c in doc["checks"]}
+    # checks that must see every namespace are not judged on a partial view
+    assert status["MON-001"] == status["ALERT-001"] == "not_evaluated"
+    assert status["JOB-003"] == "fail"  # the JobSet in namespace train
+
+
+def test_preflight_asks_access_reviews_and_never_lists(
+    capsys: pytest.CaptureFixture[str], write_kubeconfig: Callable[..., str]
+) -> None:
+    cluster = FakeCluster(token="t0ken", forbidden={"configmaps"})
+    with FakeApiServer(cluster) as server:
+        code, out, _ = run(
+            capsys, "audit", "--preflight", "--kubeconfig", write_kubeconfig(server.url)
+        )
+    assert code == 3
+    assert "DENIED   list configmaps" in out and "allowed  list nodes" in out
+    assert {m for m, _, _ in cluster.requests} == {"POST"}
+    assert {p for _, p, _ in cluster.requests} == {
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    }
+
+
+def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from incidents.audit import cli
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    assert cli._progress() is None
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert cli._progress() is not None

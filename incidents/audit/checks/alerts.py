@@ -143,6 +143,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=thermal_alert,
+        cluster_wide=True,
     ),
     Check(
         id="ALERT-002",
@@ -173,6 +174,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=hardware_alert,
+        cluster_wide=True,
     ),
     Check(
         id="ALERT-003",
@@ -206,5 +208,6 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=stall_alert,
+        cluster_wide=True,
     ),
 ]

@@ -249,6 +249,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=health_producer,
+        cluster_wide=True,
     ),
     Check(
         id="GPU-002",
@@ -338,6 +339,7 @@ CHECKS = [
         ),
         confidence="definitive",
         func=plugin_healthchecks,
+        cluster_wide=True,
     ),
     Check(
         id="GPU-005",

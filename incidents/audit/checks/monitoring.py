@@ -227,6 +227,7 @@ CHECKS = [
         ),
         confidence="definitive",
         func=exporter_coverage,
+        cluster_wide=True,
     ),
     Check(
         id="MON-002",
@@ -258,6 +259,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=reliability_counters,
+        cluster_wide=True,
     ),
     Check(
         id="MON-003",
@@ -282,5 +284,6 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=exporter_scraped,
+        cluster_wide=True,
     ),
 ]

@@ -96,6 +96,7 @@ CHECKS = [
         ),
         confidence="definitive",
         func=daemonset_rollout,
+        cluster_wide=True,
     ),
     Check(
         id="PLAT-002",
@@ -117,5 +118,6 @@ CHECKS = [
         ),
         confidence="definitive",
         func=etcd_quota,
+        cluster_wide=True,
     ),
 ]

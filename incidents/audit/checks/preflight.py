@@ -149,6 +149,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=burn_in,
+        cluster_wide=True,
     ),
     Check(
         id="PRE-002",
@@ -170,5 +171,6 @@ CHECKS = [
         ),
         confidence="definitive",
         func=gpu_stack,
+        cluster_wide=True,
     ),
 ]

@@ -371,5 +371,6 @@ CHECKS = [
         ),
         confidence="definitive",
         func=gang_admission,
+        cluster_wide=True,
     ),
 ]
