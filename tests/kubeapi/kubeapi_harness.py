@@ -1,0 +1,484 @@
+"""A real kube-apiserver + etcd on loopback, for kubegap's tests.
+
+:class:`ApiServer` starts etcd (data in a temporary directory) and kube-apiserver with static
+token authentication, RBAC authorization, a service-account signing key and an audit log that
+records every request at ``Metadata`` level. :class:`KubeClient` is a minimal httpx client
+for setting up clusters as the admin (create, patch ``/status``, apply manifests), resolving
+resources through the server's own discovery documents.
+
+The binaries come from ``tests/kubeapi/provision.sh`` (kube-apiserver is built once and cached
+outside the clone); :func:`find_binaries` locates them.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+K8S_VERSION = "1.20.2"
+PROVISION_SCRIPT = "tests/kubeapi/provision.sh"
+ADMIN_TOKEN = "admin-token-kubegap-tests"
+KUBEGAP_USER_TOKEN = "kubegap-user-token-kubegap-tests"
+KUBEGAP_USER = "kubegap"
+
+AUDIT_POLICY = """\
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+"""
+
+
+class HarnessError(RuntimeError):
+    """The API server or etcd could not be started or did not become ready."""
+
+
+def cache_dir() -> Path:
+    """Where provision.sh caches the build (mirrors the script's own rule)."""
+    if os.environ.get("KUBEGAP_CACHE_DIR"):
+        return Path(os.environ["KUBEGAP_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "incident-library"
+
+
+@dataclass(frozen=True)
+class Binaries:
+    kube_apiserver: Path
+    etcd: Path
+
+
+def find_binaries() -> Binaries | str:
+    """The kube-apiserver and etcd to run, or a message saying what is missing and what to do."""
+    apiserver = Path(
+        os.environ.get("KUBEGAP_KUBE_APISERVER")
+        or cache_dir() / f"kube-apiserver-{K8S_VERSION}" / "kube-apiserver"
+    )
+    etcd_env = os.environ.get("KUBEGAP_ETCD")
+    etcd = Path(etcd_env) if etcd_env else None
+    if etcd is None:
+        found = shutil.which("etcd")
+        etcd = Path(found) if found else None
+    missing = []
+    if not (apiserver.is_file() and os.access(apiserver, os.X_OK)):
+        missing.append(f"kube-apiserver (looked for {apiserver})")
+    if etcd is None or not (etcd.is_file() and os.access(etcd, os.X_OK)):
+        missing.append("etcd (not on PATH; package etcd-server)")
+    if missing:
+        return (
+            "real API server tests need "
+            + " and ".join(missing)
+            + f"; run `bash {PROVISION_SCRIPT}` (as root, builds kube-apiserver {K8S_VERSION}"
+            " once, about 6 minutes) or set KUBEGAP_KUBE_APISERVER / KUBEGAP_ETCD"
+        )
+    assert etcd is not None
+    return Binaries(apiserver, etcd)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def generate_rsa_key(private_path: Path, public_path: Path) -> None:
+    """An RSA key pair for signing service-account tokens (cryptography, else openssl CLI)."""
+    try:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+    except ImportError:
+        subprocess.run(
+            ["openssl", "genrsa", "-out", str(private_path), "2048"],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            ["openssl", "rsa", "-in", str(private_path), "-pubout", "-out", str(public_path)],
+            check=True,
+            capture_output=True,
+        )
+        return
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        )
+    )
+    public_path.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+
+
+def write_kubeconfig(path: Path, server: str, ca_pem: bytes, user: str, token: str) -> Path:
+    """A kubeconfig with one cluster, one token user and one current context."""
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": "kubeapi-test",
+                "cluster": {
+                    "server": server,
+                    "certificate-authority-data": base64.b64encode(ca_pem).decode(),
+                },
+            }
+        ],
+        "users": [{"name": user, "user": {"token": token}}],
+        "contexts": [
+            {"name": f"{user}@kubeapi-test", "context": {"cluster": "kubeapi-test", "user": user}}
+        ],
+        "current-context": f"{user}@kubeapi-test",
+    }
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    path.chmod(0o600)
+    return path
+
+
+def _wait_for(
+    description: str,
+    probe: Any,
+    processes: Iterable[tuple[str, subprocess.Popen[bytes], Path]],
+    timeout: float,
+) -> None:
+    """Poll ``probe()`` until it returns True; fail early if a process died."""
+    deadline = time.monotonic() + timeout
+    last_error = ""
+    while time.monotonic() < deadline:
+        for name, proc, log in processes:
+            if proc.poll() is not None:
+                tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
+                raise HarnessError(
+                    f"{name} exited with {proc.returncode} before {description}:\n{tail}"
+                )
+        try:
+            if probe():
+                return
+        except (httpx.HTTPError, OSError) as exc:
+            last_error = repr(exc)
+        time.sleep(0.1)
+    raise HarnessError(
+        f"timed out after {timeout:.0f} s waiting for {description}; last: {last_error}"
+    )
+
+
+@dataclass
+class ApiServer:
+    """etcd + kube-apiserver on loopback, with everything in ``workdir``."""
+
+    binaries: Binaries
+    workdir: Path
+    url: str = ""
+    ca_pem: bytes = b""
+    audit_log: Path = field(init=False)
+    _procs: list[tuple[str, subprocess.Popen[bytes], Path]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.audit_log = self.workdir / "audit.log"
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self, timeout: float = 60.0) -> ApiServer:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        etcd_url = self._start_etcd(timeout)
+        self._start_apiserver(etcd_url, timeout)
+        self.startup_seconds = time.monotonic() - started
+        return self
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
+        log = self.workdir / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        self._procs.append((name, proc, log))
+        return proc
+
+    def _start_etcd(self, timeout: float) -> str:
+        client_port, peer_port = free_port(), free_port()
+        client = f"http://127.0.0.1:{client_port}"
+        peer = f"http://127.0.0.1:{peer_port}"
+        flags = {
+            "name": "kubeapi-test",
+            "data-dir": str(self.workdir / "etcd-data"),
+            "listen-client-urls": client,
+            "advertise-client-urls": client,
+            "listen-peer-urls": peer,
+            "initial-advertise-peer-urls": peer,
+            "initial-cluster": f"kubeapi-test={peer}",
+            "log-level": "warn",
+        }
+        self._spawn("etcd", [str(self.binaries.etcd), *(f"--{k}={v}" for k, v in flags.items())])
+
+        def healthy() -> bool:
+            r = httpx.get(f"{client}/health", timeout=2)
+            return r.status_code == 200 and r.json().get("health") == "true"
+
+        _wait_for("etcd to be healthy", healthy, self._procs, timeout)
+        return client
+
+    def _start_apiserver(self, etcd_url: str, timeout: float) -> None:
+        w = self.workdir
+        tokens = w / "tokens.csv"
+        tokens.write_text(
+            f'{ADMIN_TOKEN},admin,admin-uid,"system:masters"\n'
+            f"{KUBEGAP_USER_TOKEN},{KUBEGAP_USER},kubegap-uid\n"
+        )
+        policy = w / "audit-policy.yaml"
+        policy.write_text(AUDIT_POLICY)
+        sa_key, sa_pub = w / "sa.key", w / "sa.pub"
+        generate_rsa_key(sa_key, sa_pub)
+        cert_dir = w / "certs"
+        port = free_port()
+        self.url = f"https://127.0.0.1:{port}"
+        flags = {
+            "etcd-servers": etcd_url,
+            "bind-address": "127.0.0.1",
+            "advertise-address": "127.0.0.1",
+            "secure-port": str(port),
+            "insecure-port": "0",
+            "cert-dir": str(cert_dir),
+            "token-auth-file": str(tokens),
+            "authorization-mode": "RBAC",
+            "service-account-key-file": str(sa_pub),
+            "service-account-signing-key-file": str(sa_key),
+            "service-account-issuer": "https://kubernetes.default.svc",
+            "service-cluster-ip-range": "10.96.0.0/24",
+            "audit-policy-file": str(policy),
+            "audit-log-path": str(self.audit_log),
+            "audit-log-format": "json",
+            "audit-log-mode": "blocking",
+            # No controller-manager runs, so no "default" ServiceAccount is ever created;
+            # without this, every pod would be rejected by the ServiceAccount admission.
+            "disable-admission-plugins": "ServiceAccount",
+            "v": "1",
+        }
+        argv = [str(self.binaries.kube_apiserver), *(f"--{k}={v}" for k, v in flags.items())]
+        self._spawn("kube-apiserver", argv)
+        crt = cert_dir / "apiserver.crt"
+
+        def ready() -> bool:
+            if not crt.exists():
+                return False
+            r = httpx.get(
+                f"{self.url}/readyz",
+                headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+                verify=False,
+                timeout=2,
+            )
+            return r.status_code == 200
+
+        _wait_for("kube-apiserver /readyz", ready, self._procs, timeout)
+        # The self-signed serving certificate is written together with its CA.
+        self.ca_pem = crt.read_bytes()
+
+    def stop(self) -> None:
+        for _name, proc, _log in reversed(self._procs):
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=5)
+        self._procs.clear()
+
+    def __enter__(self) -> ApiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- identities -----------------------------------------------------------------------
+    def ssl_context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cadata=self.ca_pem.decode())
+
+    def client(self, token: str = ADMIN_TOKEN) -> KubeClient:
+        return KubeClient(self.url, token, self.ssl_context())
+
+    def kubeconfig(self, name: str, user: str, token: str) -> Path:
+        return write_kubeconfig(
+            self.workdir / f"{name}.kubeconfig", self.url, self.ca_pem, user, token
+        )
+
+    def audit_events(self) -> list[dict[str, Any]]:
+        """Every event the API server has written to its audit log so far."""
+        if not self.audit_log.exists():
+            return []
+        return [json.loads(line) for line in self.audit_log.read_text().splitlines() if line]
+
+
+@dataclass(frozen=True)
+class KubegapIdentity:
+    """An identity kubegap runs as (e.g. the shipped ServiceAccount), with its kubeconfig."""
+
+    username: str  # as the API server's audit log records it
+    token: str
+    kubeconfig: Path
+
+
+class ApiError(RuntimeError):
+    def __init__(self, method: str, path: str, response: httpx.Response) -> None:
+        self.status_code = response.status_code
+        super().__init__(f"{method} {path} -> {response.status_code}: {response.text[:500]}")
+
+
+@dataclass(frozen=True)
+class Resource:
+    group_version: str
+    plural: str
+    namespaced: bool
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        prefix = "/api/" if "/" not in self.group_version else "/apis/"
+        parts = [prefix + self.group_version]
+        if self.namespaced:
+            if namespace is None:
+                raise ValueError(f"{self.plural} is namespaced: a namespace is required")
+            parts.append(f"namespaces/{namespace}")
+        parts.append(self.plural)
+        if name:
+            parts.append(name)
+        return "/".join(parts)
+
+
+class KubeClient:
+    """Just enough of a Kubernetes client to build test clusters (any verb, any kind)."""
+
+    def __init__(self, url: str, token: str, verify: ssl.SSLContext) -> None:
+        self._http = httpx.Client(
+            base_url=url, headers={"Authorization": f"Bearer {token}"}, verify=verify, timeout=30
+        )
+        self._resources: dict[tuple[str, str], Resource] = {}
+
+    def close(self) -> None:
+        self._http.close()
+
+    def request(
+        self, method: str, path: str, body: Any = None, content_type: str = "application/json"
+    ) -> httpx.Response:
+        content = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": content_type} if body is not None else {}
+        return self._http.request(method, path, content=content, headers=headers)
+
+    def call(self, method: str, path: str, body: Any = None, **kw: Any) -> dict[str, Any]:
+        r = self.request(method, path, body, **kw)
+        if r.status_code >= 400:
+            raise ApiError(method, path, r)
+        result: dict[str, Any] = r.json()
+        return result
+
+    def get(self, path: str) -> dict[str, Any]:
+        return self.call("GET", path)
+
+    # -- discovery ------------------------------------------------------------------------
+    def resource(self, api_version: str, kind: str) -> Resource:
+        """The plural and scope of ``kind`` in ``api_version``, from the server's discovery."""
+        key = (api_version, kind)
+        if key not in self._resources:
+            prefix = "/api/" if "/" not in api_version else "/apis/"
+            doc = self.get(prefix + api_version)
+            for res in doc["resources"]:
+                if "/" not in res["name"]:
+                    self._resources[(api_version, res["kind"])] = Resource(
+                        api_version, res["name"], res["namespaced"]
+                    )
+            if key not in self._resources:
+                raise LookupError(f"the API server does not serve {kind} in {api_version}")
+        return self._resources[key]
+
+    def served(self, api_version: str, kind: str) -> bool:
+        try:
+            self.resource(api_version, kind)
+        except (LookupError, ApiError):
+            return False
+        return True
+
+    # -- writes ---------------------------------------------------------------------------
+    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """POST ``obj``; if it carries a ``status``, PUT that through the /status subresource."""
+        res = self.resource(obj["apiVersion"], obj["kind"])
+        ns = obj["metadata"].get("namespace") if res.namespaced else None
+        if res.namespaced and ns is None:
+            ns = "default"
+        status = obj.get("status")
+        created = self.call("POST", res.path(ns), obj)
+        if obj["kind"] == "CustomResourceDefinition":
+            self._wait_established(created["metadata"]["name"])
+        if status:
+            created = self.patch_status(obj, status)
+        return created
+
+    def create_all(self, objs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [self.create(o) for o in objs]
+
+    def patch_status(self, obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+        res = self.resource(obj["apiVersion"], obj["kind"])
+        ns = obj["metadata"].get("namespace", "default") if res.namespaced else None
+        path = res.path(ns, obj["metadata"]["name"]) + "/status"
+        return self.call(
+            "PATCH", path, {"status": status}, content_type="application/merge-patch+json"
+        )
+
+    def delete(self, obj: dict[str, Any]) -> None:
+        res = self.resource(obj["apiVersion"], obj["kind"])
+        ns = obj["metadata"].get("namespace", "default") if res.namespaced else None
+        self.call("DELETE", res.path(ns, obj["metadata"]["name"]))
+
+    def _wait_established(self, name: str, timeout: float = 30) -> None:
+        path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            conditions = self.get(path).get("status", {}).get("conditions", [])
+            if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
+                # Discovery for the new group is served a moment after Established.
+                group_version = self._crd_group_version(name)
+                if (
+                    group_version
+                    and self.request("GET", "/apis/" + group_version).status_code == 200
+                ):
+                    return
+            time.sleep(0.1)
+        raise HarnessError(f"CRD {name} not established after {timeout} s")
+
+    def _crd_group_version(self, name: str) -> str | None:
+        crd = self.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+        for v in crd["spec"]["versions"]:
+            if v.get("served"):
+                return f"{crd['spec']['group']}/{v['name']}"
+        return None
+
+
+def load_manifest(path: Path) -> list[dict[str, Any]]:
+    """The objects of a multi-document YAML manifest (empty documents dropped)."""
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def iter_audit_requests(
+    events: Iterable[dict[str, Any]], username: str
+) -> Iterator[dict[str, Any]]:
+    """Audit events (ResponseComplete/Panic stage) made by ``username``."""
+    for ev in events:
+        if ev.get("user", {}).get("username") == username and ev.get("stage") != "RequestReceived":
+            yield ev
