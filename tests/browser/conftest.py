@@ -1,0 +1,105 @@
+"""Browser tests: Playwright driving Debian's chromium against pytest-django's live server.
+
+- The browser is Debian's `/usr/bin/chromium` (never `playwright install`); set CHROMIUM to use
+  another binary. Without it the tests skip, or fail when BROWSER_TESTS_REQUIRED is set (CI).
+- Every request the page makes to another origin than the live server is aborted and fails the
+  test, as does any JavaScript error on the page.
+- Playwright's sync API keeps an asyncio loop running on the main thread while a browser is open;
+  Django would then refuse synchronous database calls (the test database flush), so
+  DJANGO_ALLOW_ASYNC_UNSAFE is set only while this package's browser is open, and the browser
+  is closed (its loop stopped) at the end of each module, before other tests run.
+- Data must be committed for the server thread to see it: use
+  `@pytest.mark.django_db(transaction=True)`.
+- Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, Page, Request, Route, sync_playwright
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--no-first-run",
+    "--no-default-browser-check",
+]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).is_relative_to(here):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless, for one test module."""
+    if not CHROMIUM.exists():
+        message = f"no chromium at {CHROMIUM} (apt-get install -y chromium)"
+        if os.environ.get("BROWSER_TESTS_REQUIRED"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True
+            )
+            yield launched
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh page that may talk to the live server only; failures are reported at teardown."""
+    origin = urlsplit(str(live_server.url))  # type: ignore[attr-defined]
+    foreign: list[str] = []
+    errors: list[str] = []
+    javascript = not request.node.get_closest_marker("no_javascript")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900},
+        java_script_enabled=javascript,
+        service_workers="block",
+    )
+
+    def guard(route: Route, req: Request) -> None:
+        url = urlsplit(req.url)
+        if (url.scheme, url.hostname, url.port) == (origin.scheme, origin.hostname, origin.port):
+            route.continue_()
+        else:
+            foreign.append(req.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    opened = context.new_page()
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened.set_default_timeout(10_000)
+    yield opened
+    context.close()
+    assert not foreign, f"requests to other origins than the test server: {foreign}"
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def screenshot_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "no_javascript: open the page with JavaScript disabled")
