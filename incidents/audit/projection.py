@@ -236,10 +236,26 @@ def _container_status(cs: Obj) -> Obj:
     )
 
 
+# Pod labels checks read (gang membership, control-plane component); others are dropped.
+POD_LABELS = frozenset(
+    {
+        "training.kubeflow.org/job-name",
+        "jobset.sigs.k8s.io/jobset-name",
+        "volcano.sh/job-name",
+        "component",
+    }
+)
+
+
 def pod(obj: Obj) -> Obj:
     status = obj.get("status") or {}
+    meta = metadata(obj)
+    labels = {k: v for k, v in (meta.pop("labels", None) or {}).items() if k in POD_LABELS}
+    if labels:
+        meta["labels"] = labels
+    meta.pop("annotations", None)  # no check reads pod annotations
     return {
-        "metadata": metadata(obj),
+        "metadata": meta,
         "spec": pod_spec(obj.get("spec")),
         "status": _prune(
             {

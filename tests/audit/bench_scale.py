@@ -11,6 +11,7 @@ lists over loopback HTTP; slower, and the server's copy of the objects counts to
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 import tracemalloc
@@ -114,15 +115,22 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5000)
     parser.add_argument("--pods", type=int, default=100_000)
     parser.add_argument("--http", action="store_true")
+    parser.add_argument("--no-trace", action="store_true", help="time without tracemalloc overhead")
     args = parser.parse_args()
-    tracemalloc.start()
+    full = _sample_size(lambda: list(pods(1000, 100)))
+    slim = _sample_size(lambda: [project("pods", p) for p in pods(1000, 100)])
+    print(
+        f"per pod: {full / 1000 / 1024:.1f} KiB as full objects, {slim / 1000 / 1024:.1f} KiB projected"
+    )
+    if not args.no_trace:
+        tracemalloc.start()
     t0 = time.perf_counter()
     snap = over_http(args.nodes, args.pods) if args.http else in_process(args.nodes, args.pods)
     t1 = time.perf_counter()
-    _, peak_collect = tracemalloc.get_traced_memory()
+    _, peak_collect = tracemalloc.get_traced_memory() if not args.no_trace else (0, 0)
     result = run_checks(list(ALL_CHECKS), snap)
     t2 = time.perf_counter()
-    current, peak = tracemalloc.get_traced_memory()
+    current, peak = tracemalloc.get_traced_memory() if not args.no_trace else (0, 0)
     fails = sum(1 for f in result.findings if f.status == "fail")
     print(
         f"cluster: {args.nodes} nodes, {args.pods} pods ({'HTTP + client' if args.http else 'in process'})"
@@ -131,9 +139,23 @@ def main() -> None:
     print(
         f"audit ({len(result.checks)} checks): {t2 - t1:.1f} s, {len(result.findings)} findings ({fails} fail)"
     )
-    print(
-        f"peak traced memory: {peak / 2**20:.0f} MiB; held after audit: {current / 2**20:.0f} MiB"
-    )
+    if not args.no_trace:
+        print(
+            f"peak traced memory: {peak / 2**20:.0f} MiB; held after audit: {current / 2**20:.0f} MiB"
+        )
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of the process: {rss:.0f} MiB")
+
+
+def _sample_size(make: Any) -> int:
+    """Bytes allocated by what ``make()`` returns (traced while it is built)."""
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = make()
+    size = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del kept
+    return int(size)
 
 
 if __name__ == "__main__":

@@ -95,3 +95,26 @@ def test_search_cases_asks_the_library_api_when_reachable() -> None:
     assert rows == [{"slug": "meta-rsc-reliability-study", "title": "Meta RSC",
                      "url": f"{base}/cases/meta-rsc-reliability-study/", "summary": "",
                      "source": "library"}]  # fmt: skip
+
+
+def test_kubegap_mcp_serves_over_stdio() -> None:
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "incidents.audit", "mcp", "--library-url", UNREACHABLE],
+        env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+    )
+
+    async def go() -> tuple[set[str], Any]:
+        async with Client(params) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            result = await client.call_tool("explain_check", {"check_id": "GPU-001"})
+            return names, result
+
+    names, result = anyio.run(go)
+    assert "audit" in names and not result.is_error
+    assert "GPU-001" in json.dumps(result.structured_content or result.content[0].text)
