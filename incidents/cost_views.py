@@ -18,7 +18,8 @@ from incidents.models import CostMetric, Facet
 from incidents.selectors_browse import FACET_LABELS
 from incidents.vocabulary import FACETS
 
-DEFAULTS = {"by": Facet.ROOT_CAUSE, "metric": CostMetric.GPU_HOURS_LOST, "level": "top"}
+# An empty metric means: the one most of the selected cases report.
+DEFAULTS = {"by": Facet.ROOT_CAUSE, "metric": "", "level": "top"}
 CHOICES: dict[str, list[str]] = {
     "by": [facet for facet, _param, _label in FACETS],
     "metric": selectors_cost.METRICS,
@@ -43,7 +44,7 @@ def _choice(request: HttpRequest, name: str, problems: list[str]) -> str:
     if given not in CHOICES[name]:
         problems.append(
             f"{name}: {given!r} is not one of {', '.join(CHOICES[name])}; "
-            f"showing {DEFAULTS[name]} instead."
+            f"showing {DEFAULTS[name] or 'the one most cases report'} instead."
         )
         return DEFAULTS[name]
     return given
@@ -66,7 +67,9 @@ def cost(request: HttpRequest) -> HttpResponse:
     by = _choice(request, "by", problems)
     metric = _choice(request, "metric", problems)
     level = _choice(request, "level", problems)
-    view = selectors_cost.cost_by_facet(params=request.GET, facet=by, metric=metric, level=level)
+    view = selectors_cost.cost_by_facet(
+        params=request.GET, facet=by, metric=metric or None, level=level
+    )
     for name, messages in view.errors.items():
         problems.extend(f"{name}: {message}" for message in messages)
 
@@ -94,8 +97,8 @@ def cost(request: HttpRequest) -> HttpResponse:
         )
     context = {
         "view": view,
-        "chart": cost_chart.paired_bars(view.rows, metric, CostMetric(metric).label),
-        "metric_label": CostMetric(metric).label,
+        "chart": cost_chart.paired_bars(view.rows, view.metric, CostMetric(view.metric).label),
+        "metric_label": CostMetric(view.metric).label,
         "by_label": FACET_LABELS[by],
         "by_singular": Facet(by).label,
         "chips": chips,

@@ -93,14 +93,15 @@ def cost_by_facet(
     *,
     params: QueryDict | dict[str, Any] | None,
     facet: str,
-    metric: str = CostMetric.GPU_HOURS_LOST,
+    metric: str | None = None,
     level: str = "top",
 ) -> CostView:
     """Cases and reported cost per value of `facet`, over the cases the filters select.
 
     A value counts the distinct cases tagged with it or a descendant. Rows are the values with at
-    least one case, most costly (in `metric`) first, then most cases. Four queries, whatever the
-    number of cases: the vocabulary, the totals, the case count and one grouped query per facet.
+    least one case, most costly (in `metric`) first, then most cases. Without a `metric`, the one
+    that most of the selected cases report is used. Four queries, whatever the number of cases:
+    the vocabulary, the totals, the case count and one grouped query for the facet.
     """
     vocabulary = Vocabulary.load()
     filterset = filter_cases(params=params, vocabulary=vocabulary)
@@ -112,6 +113,8 @@ def cost_by_facet(
     totals = _totals(
         CostFigure.objects.filter(case__in=case_ids).aggregate(**_metric_sums(prefix=""))
     )
+    if metric is None:
+        metric = max(METRICS, key=lambda m: (totals[m].reporting, -METRICS.index(m)))
     grouped = (
         CaseFacetLink.objects.filter(case__in=case_ids, value__facet=facet)
         .values("value_id")

@@ -53,7 +53,7 @@ def test_tree_counts_distinct_cases_of_each_subtree(client: Client, small_librar
 def test_value_without_cases_is_shown_as_empty(client: Client, small_library: None) -> None:
     Case.objects.filter(slug="leaky-loader").delete()
     page = _squash(_get(client, "/contributing-factors/"))
-    assert '<li class="empty"><a href="/contributing-factors/no-memory-limits/">' in page
+    assert '<li class="is-empty"><a href="/contributing-factors/no-memory-limits/">' in page
     assert "no cases" in page
 
 

@@ -76,9 +76,22 @@ def test_parent_values_count_their_subtree_and_level_all_shows_children(costed: 
     assert _rows("", "component", level="all")["gpu-memory"] == (1, 900.0, 1)
 
 
+def test_without_a_metric_the_most_reported_one_is_charted(costed: None) -> None:
+    view = selectors_cost.cost_by_facet(params=QueryDict(""), facet="root_cause")
+    assert (
+        view.metric == CostMetric.GPU_HOURS_LOST
+    )  # 2 cases report it, 1 downtime, 1 interruptions
+    view = selectors_cost.cost_by_facet(
+        params=QueryDict("organisation=shanghai-ai-laboratory"), facet="root_cause"
+    )
+    assert view.metric == CostMetric.INTERRUPTIONS  # the only cost leaky-loader reports
+
+
 def test_most_costly_first_not_most_frequent(costed: None) -> None:
     CostFigure.objects.filter(case__slug="flaky-network").update(value=5000.0)
-    view = selectors_cost.cost_by_facet(params=QueryDict(""), facet="symptom", level="all")
+    view = selectors_cost.cost_by_facet(
+        params=QueryDict(""), facet="symptom", metric=CostMetric.GPU_HOURS_LOST, level="all"
+    )
     # nccl-timeout has 2 cases and 5,000 GPU-hours; job-crash 2 cases and 5,900; ecc-error 1 and 900
     assert [r.value.slug for r in view.rows] == ["job-crash", "nccl-timeout", "ecc-error"]
 
