@@ -1,0 +1,75 @@
+"""Projection of monitoring and GPU Operator configuration: rules, monitors, ClusterPolicy,
+ConfigMaps (only DCGM counters and Kueue configuration are kept)."""
+
+from __future__ import annotations
+
+from .core import MAX_CONFIG_VALUE, MAX_EXPR, Obj, _conditions, _prune, _s, metadata
+
+
+def prometheus_rule(obj: Obj) -> Obj:
+    groups = (obj.get("spec") or {}).get("groups") or []
+    return {
+        "metadata": metadata(obj),
+        "spec": {
+            "groups": [
+                {
+                    "name": g.get("name"),
+                    "rules": [
+                        _prune(
+                            {
+                                "alert": r.get("alert"),
+                                "record": r.get("record"),
+                                "expr": _s(str(r.get("expr", "")), MAX_EXPR),
+                                "for": r.get("for"),
+                            }
+                        )
+                        for r in g.get("rules") or []
+                    ],
+                }
+                for g in groups
+            ]
+        },
+    }
+
+
+def monitor(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {"selector": spec.get("selector"), "namespaceSelector": spec.get("namespaceSelector")}
+        ),
+    }
+
+
+_POLICY_KEYS = ("dcgmExporter", "dcgm", "devicePlugin", "validator", "gfd", "nodeStatusExporter")
+
+
+def cluster_policy(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": {k: spec[k] for k in _POLICY_KEYS if k in spec},
+        "status": _prune(
+            {"state": status.get("state"), "conditions": _conditions(status.get("conditions"))}
+        ),
+    }
+
+
+def _config_value_needed(name: str, value: str) -> bool:
+    return "DCGM_FI_" in value or ("kueue" in name and "config.kueue.x-k8s.io" in value)
+
+
+def configmap(obj: Obj) -> Obj:
+    meta = metadata(obj)
+    data = obj.get("data") or {}
+    kept = {
+        k: v[:MAX_CONFIG_VALUE]
+        for k, v in data.items()
+        if isinstance(v, str) and _config_value_needed(str(meta.get("name", "")), v)
+    }
+    out: Obj = {"metadata": meta}
+    if kept:
+        out["data"] = kept
+    return out

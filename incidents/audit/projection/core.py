@@ -1,0 +1,298 @@
+"""Projection of pods, nodes and DaemonSets, and the helpers every projection uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+MAX_STR = 512
+MAX_ARGS = 64
+MAX_EXPR = 4000
+MAX_CONFIG_VALUE = 65536
+_ENV_VALUE_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "DP_", "DCGM_EXPORTER_")
+_ENV_VALUE_WORDS = ("CHECKPOINT", "CKPT")
+_DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
+_RESOURCE_KEYS = ("cpu", "memory", "ephemeral-storage")
+
+
+def _s(value: Any, limit: int = MAX_STR) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit]
+    return value
+
+
+def _strs(values: Any) -> list[str] | None:
+    if not isinstance(values, list):
+        return None
+    return [str(_s(v)) for v in values[:MAX_ARGS]]
+
+
+def _prune(obj: Obj) -> Obj:
+    """Drop keys whose value is None, so absent fields stay absent."""
+    return {k: v for k, v in obj.items() if v is not None}
+
+
+def _resources(res: Any) -> Obj | None:
+    if not isinstance(res, dict):
+        return None
+    out: Obj = {}
+    for part in ("limits", "requests"):
+        values = res.get(part)
+        if isinstance(values, dict):
+            kept = {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k}
+            if kept:
+                out[part] = kept
+    return out or None
+
+
+def metadata(obj: Obj) -> Obj:
+    meta = obj.get("metadata") or {}
+    annotations = {
+        k: _s(v, 256)
+        for k, v in (meta.get("annotations") or {}).items()
+        if k not in _DROP_ANNOTATIONS and isinstance(v, str) and len(v) <= 1024
+    }
+    owners = [
+        _prune(
+            {
+                "apiVersion": o.get("apiVersion"),
+                "kind": o.get("kind"),
+                "name": o.get("name"),
+            }
+        )
+        for o in meta.get("ownerReferences") or []
+    ]
+    return _prune(
+        {
+            "name": meta.get("name"),
+            "namespace": meta.get("namespace"),
+            "deletionTimestamp": meta.get("deletionTimestamp"),
+            "labels": dict(meta.get("labels") or {}) or None,
+            "annotations": annotations or None,
+            "ownerReferences": owners or None,
+        }
+    )
+
+
+def _env(env: Any) -> list[Obj] | None:
+    """Only the variables checks read (NCCL/TORCH/DP/checkpoint names); nothing else is kept."""
+    if not isinstance(env, list):
+        return None
+    out: list[Obj] = []
+    for item in env:
+        name = str(item.get("name", ""))
+        keep = name.startswith(_ENV_VALUE_PREFIXES) or any(
+            w in name.upper() for w in _ENV_VALUE_WORDS
+        )
+        if not keep:
+            continue
+        entry: Obj = {"name": name}
+        if "value" in item:
+            entry["value"] = _s(item["value"])
+        if item.get("valueFrom"):
+            entry["valueFrom"] = True
+        out.append(entry)
+    return out or None
+
+
+def container(c: Obj) -> Obj:
+    lifecycle = c.get("lifecycle") or {}
+    return _prune(
+        {
+            "name": c.get("name"),
+            "image": c.get("image"),
+            "command": _strs(c.get("command")),
+            "args": _strs(c.get("args")),
+            "env": _env(c.get("env")),
+            "resources": _resources(c.get("resources")),
+            # Only the /dev/shm mount is read (MEM-002).
+            "volumeMounts": [
+                {"name": m.get("name"), "mountPath": m.get("mountPath")}
+                for m in c.get("volumeMounts") or []
+                if m.get("mountPath") == "/dev/shm"
+            ]
+            or None,
+            "lifecycle": {"preStop": lifecycle["preStop"]} if lifecycle.get("preStop") else None,
+            "livenessProbe": True if c.get("livenessProbe") else None,
+        }
+    )
+
+
+_VOLUME_TYPES = ("emptyDir", "persistentVolumeClaim", "hostPath", "configMap", "ephemeral")
+
+
+def volume(v: Obj) -> Obj:
+    out: Obj = {"name": v.get("name")}
+    for key, value in v.items():
+        if key == "name":
+            continue
+        if key == "emptyDir":
+            out[key] = _prune(
+                {"medium": (value or {}).get("medium"), "sizeLimit": (value or {}).get("sizeLimit")}
+            )
+        elif key == "persistentVolumeClaim":
+            out[key] = {"claimName": (value or {}).get("claimName")}
+        elif key == "hostPath":
+            out[key] = {"path": (value or {}).get("path")}
+        elif key == "configMap":
+            out[key] = {"name": (value or {}).get("name")}
+        elif key in _VOLUME_TYPES or isinstance(value, dict):
+            out[key] = {}
+    return out
+
+
+def pod_spec(spec: Any) -> Obj:
+    if not isinstance(spec, dict):
+        return {}
+    affinity = spec.get("affinity") or {}
+    return _prune(
+        {
+            "nodeName": spec.get("nodeName"),
+            "nodeSelector": spec.get("nodeSelector"),
+            "affinity": {"nodeAffinity": affinity["nodeAffinity"]}
+            if affinity.get("nodeAffinity")
+            else None,
+            "tolerations": spec.get("tolerations"),
+            "terminationGracePeriodSeconds": spec.get("terminationGracePeriodSeconds"),
+            "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
+            "restartPolicy": spec.get("restartPolicy"),
+            "volumes": [volume(v) for v in spec.get("volumes") or []] or None,
+            "containers": [container(c) for c in spec.get("containers") or []],
+        }
+    )
+
+
+def template(tpl: Any) -> Obj:
+    if not isinstance(tpl, dict):
+        return {}
+    meta = tpl.get("metadata") or {}
+    return _prune(
+        {
+            "metadata": _prune(
+                {"labels": meta.get("labels"), "annotations": meta.get("annotations")}
+            )
+            or None,
+            "spec": pod_spec(tpl.get("spec")),
+        }
+    )
+
+
+def _conditions(conds: Any) -> list[Obj] | None:
+    if not isinstance(conds, list):
+        return None
+    return [
+        _prune(
+            {
+                "type": c.get("type"),
+                "status": c.get("status"),
+                "reason": c.get("reason"),
+                "message": _s(c.get("message"), 200),
+                "lastTransitionTime": c.get("lastTransitionTime"),
+            }
+        )
+        for c in conds
+    ]
+
+
+def _container_status(cs: Obj) -> Obj:
+    def term(state: Any) -> Obj | None:
+        t = (state or {}).get("terminated")
+        if not t:
+            return None
+        return {
+            "terminated": _prune(
+                {
+                    "reason": t.get("reason"),
+                    "exitCode": t.get("exitCode"),
+                    "finishedAt": t.get("finishedAt"),
+                }
+            )
+        }
+
+    state = cs.get("state") or {}
+    waiting = state.get("waiting")
+    state_out = term(state) or ({"waiting": {"reason": waiting.get("reason")}} if waiting else None)
+    return _prune(
+        {
+            "name": cs.get("name"),
+            "ready": cs.get("ready"),
+            "restartCount": cs.get("restartCount"),
+            "state": state_out,
+            "lastState": term(cs.get("lastState")),
+            "allocatedResourcesStatus": cs.get("allocatedResourcesStatus"),
+        }
+    )
+
+
+# Pod labels checks read (gang membership, control-plane component); others are dropped.
+POD_LABELS = frozenset(
+    {
+        "training.kubeflow.org/job-name",
+        "jobset.sigs.k8s.io/jobset-name",
+        "volcano.sh/job-name",
+        "component",
+    }
+)
+
+
+def pod(obj: Obj) -> Obj:
+    status = obj.get("status") or {}
+    meta = metadata(obj)
+    labels = {k: v for k, v in (meta.pop("labels", None) or {}).items() if k in POD_LABELS}
+    if labels:
+        meta["labels"] = labels
+    meta.pop("annotations", None)  # no check reads pod annotations
+    return {
+        "metadata": meta,
+        "spec": pod_spec(obj.get("spec")),
+        "status": _prune(
+            {
+                "phase": status.get("phase"),
+                "containerStatuses": [
+                    _container_status(c) for c in status.get("containerStatuses") or []
+                ]
+                or None,
+            }
+        ),
+    }
+
+
+def node(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+
+    def res(values: Any) -> Obj | None:
+        if not isinstance(values, dict):
+            return None
+        return {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k} or None
+
+    info = status.get("nodeInfo") or {}
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune({"unschedulable": spec.get("unschedulable"), "taints": spec.get("taints")}),
+        "status": _prune(
+            {
+                "capacity": res(status.get("capacity")),
+                "allocatable": res(status.get("allocatable")),
+                "conditions": _conditions(status.get("conditions")),
+                "nodeInfo": _prune({"kubeletVersion": info.get("kubeletVersion")}) or None,
+            }
+        ),
+    }
+
+
+def daemonset(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    keys = ("desiredNumberScheduled", "currentNumberScheduled", "numberReady", "numberAvailable")
+    return {
+        "metadata": metadata(obj),
+        "spec": _prune(
+            {
+                "updateStrategy": spec.get("updateStrategy"),
+                "template": template(spec.get("template")),
+            }
+        ),
+        "status": {k: status[k] for k in keys if k in status},
+    }
