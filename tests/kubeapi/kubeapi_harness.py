@@ -82,7 +82,7 @@ def find_binaries() -> Binaries | str:
             "real API server tests need "
             + " and ".join(missing)
             + f"; run `bash {PROVISION_SCRIPT}` (as root, builds kube-apiserver {K8S_VERSION}"
-            " once, about 6 minutes) or set KUBEGAP_KUBE_APISERVER / KUBEGAP_ETCD"
+            " once, 6-20 minutes) or set KUBEGAP_KUBE_APISERVER / KUBEGAP_ETCD"
         )
     assert etcd is not None
     return Binaries(apiserver, etcd)
@@ -450,7 +450,7 @@ class KubeClient:
         path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            conditions = self.get(path).get("status", {}).get("conditions", [])
+            conditions = (self.get(path).get("status") or {}).get("conditions") or []
             if any(c["type"] == "Established" and c["status"] == "True" for c in conditions):
                 # Discovery for the new group is served a moment after Established.
                 group_version = self._crd_group_version(name)

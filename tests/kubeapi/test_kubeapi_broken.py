@@ -1,0 +1,176 @@
+"""kubegap against a broken GPU cluster on a real 1.20 API server, as the shipped identity.
+
+The broken cluster (see :func:`gpu_cluster.build_broken`) carries one instance of every gap the
+checks look for; kubegap must report exactly those failures, on exactly those resources, and
+say what it could not see. A guard test fails when a check is added without a failing case here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from gpu_cluster import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
+from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity
+from kubegap_run import (
+    Report,
+    audit,
+    check_statuses,
+    coverage,
+    kubegap_requests,
+    outcomes,
+    verbs_by_resource,
+)
+
+from incidents.audit.cases import CASES
+from incidents.audit.checks import REGISTRY
+from incidents.audit.cli import main
+
+pytestmark = pytest.mark.apiserver
+
+
+def test_every_check_has_a_failing_case_on_the_real_server() -> None:
+    """Guard: a new check needs a broken object here (or a reason it cannot apply on 1.20)."""
+    covered = set(BROKEN_FAILURES) | BROKEN_NOT_APPLICABLE
+    assert sorted(set(REGISTRY) - covered) == []
+    assert sorted(covered - set(REGISTRY)) == []
+
+
+@pytest.fixture(scope="module")
+def broken(admin: KubeClient, kubegap_identity: KubegapIdentity) -> KubegapIdentity:
+    build_broken(admin)
+    return kubegap_identity
+
+
+@pytest.fixture(scope="module")
+def live(broken: KubegapIdentity, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Report]:
+    return audit(broken.kubeconfig, tmp_path_factory.mktemp("broken") / "report.json")
+
+
+def test_broken_cluster_reports_exactly_its_gaps(live: tuple[int, Report]) -> None:
+    code, report = live
+    assert code == 1
+    expected = {
+        (cid, "fail", resource)
+        for cid, resources in BROKEN_FAILURES.items()
+        for resource in resources
+    } | {(cid, "not_applicable", "_cluster/Cluster/cluster") for cid in BROKEN_NOT_APPLICABLE}
+    got = outcomes(report)
+    assert sorted(got - expected) == [], "unexpected findings"
+    assert sorted(expected - got) == [], "missing findings"
+    statuses = check_statuses(report)
+    assert statuses == {
+        cid: "not_applicable" if cid in BROKEN_NOT_APPLICABLE else "fail" for cid in REGISTRY
+    }
+
+
+def test_findings_carry_evidence_and_cite_library_cases(live: tuple[int, Report]) -> None:
+    _, report = live
+    for f in report["findings"]:
+        if f["status"] != "fail":
+            continue
+        assert f["evidence"], f"{f['check_id']} on {f['resource']} has no evidence"
+        assert all(set(e) == {"path", "observed", "expected"} for e in f["evidence"])
+        assert f["cases"] and all(c["slug"] in CASES for c in f["cases"])
+        assert f["remediation"]
+
+
+def test_specific_evidence(live: tuple[int, Report]) -> None:
+    """A few findings checked down to the field the API server stored."""
+    _, report = live
+
+    def evidence(cid: str, name: str) -> dict[str, object]:
+        """Observed values by path, over every finding of ``cid`` on the resource ``name``."""
+        found = [
+            f for f in report["findings"] if (f["check_id"], f["resource"]["name"]) == (cid, name)
+        ]
+        assert found, (cid, name)
+        return {e["path"]: e["observed"] for f in found for e in f["evidence"]}
+
+    assert evidence("GPU-003", "gpu-b-1") == {'status.allocatable["nvidia.com/gpu"]': 7.0}
+    assert evidence("GPU-002", "gpu-b-1")["status.conditions[4]"] == "XIDErrors=True (XID79)"
+    assert evidence("GPU-004", "cluster-policy") == {
+        "spec.devicePlugin.env[DP_DISABLE_HEALTHCHECKS]": "all"
+    }
+    # The API server defaults a pod's grace period to 30 s; a PyTorchJob template stays unset.
+    assert evidence("CKPT-001", "notebook-0") == {"spec.terminationGracePeriodSeconds": 30}
+    assert evidence("CKPT-001", "gpt-finetune") == {
+        f"spec.pytorchReplicaSpecs.{role}.template.spec.terminationGracePeriodSeconds": "unset (30)"
+        for role in ("Master", "Worker")
+    }
+    assert evidence("JOB-003", "gpt-finetune") == {
+        "spec.*ReplicaSpecs.*.restartPolicy": {"Master": "Never", "Worker": "Never"},
+        "spec.runPolicy.backoffLimit": 0,
+    }
+    oom = evidence("MEM-003", "notebook-0")[
+        "status.containerStatuses[0].lastState.terminated.reason"
+    ]
+    assert str(oom).startswith("OOMKilled at ")
+    sched = evidence("SCHED-001", "gpt-finetune")
+    assert sched["nodes[*].metadata.labels[nvidia.com/gpu.product]"] == {
+        "NVIDIA-A100-SXM4-80GB": ["gpu-b-3"],
+        "NVIDIA-H100-80GB-HBM3": ["gpu-b-0", "gpu-b-2"],
+    }
+
+
+def test_absent_crds_are_reported_as_absent_not_healthy(live: tuple[int, Report]) -> None:
+    _, report = live
+    cov = coverage(report)
+    assert {k for k, c in cov.items() if c["status"] == "absent"} == BROKEN_ABSENT & set(cov)
+    assert {c["status"] for k, c in cov.items() if k not in BROKEN_ABSENT} == {"listed"}
+    assert report["summary"]["coverage_complete"] is True
+    [alert] = [f for f in report["findings"] if f["check_id"] == "ALERT-001"]
+    assert "PrometheusRule CRD is not installed" in alert["message"]
+
+
+def test_device_health_fields_are_not_expected_from_1_20(live: tuple[int, Report]) -> None:
+    _, report = live
+    [f] = [f for f in report["findings"] if f["check_id"] == "GPU-005"]
+    assert f["status"] == "not_applicable"
+    assert "1.20" in f["message"]
+
+
+def test_snapshot_audit_is_identical_to_live(
+    broken: KubegapIdentity, live: tuple[int, Report], tmp_path: Path
+) -> None:
+    snapshot = tmp_path / "broken.json.gz"
+    assert main(["collect", "--kubeconfig", str(broken.kubeconfig), "-o", str(snapshot)]) == 0
+    code, offline = audit(
+        Path("/nonexistent"), tmp_path / "offline.json", "--snapshot", str(snapshot)
+    )
+    live_code, report = live
+    assert code == live_code
+    for part in ("summary", "checks", "coverage", "findings"):
+        assert offline[part] == report[part], part
+    assert offline["source"]["type"] == "snapshot"
+    assert offline["source"]["server_version"] == "v1.20.2"
+
+
+def test_sarif_lists_every_failure(
+    broken: KubegapIdentity, live: tuple[int, Report], tmp_path: Path
+) -> None:
+    sarif = tmp_path / "report.sarif"
+    code = main(["audit", "--kubeconfig", str(broken.kubeconfig), "--format", f"sarif={sarif}",
+                 "--fail-on", "critical"])  # fmt: skip
+    assert code == 1  # GPU-002 is critical
+    doc = json.loads(sarif.read_text())
+    assert doc["version"] == "2.1.0"
+    results = doc["runs"][0]["results"]
+    _, report = live
+    failures = [f for f in report["findings"] if f["status"] == "fail"]
+    assert sorted(r["ruleId"] for r in results if r.get("kind", "fail") == "fail") == sorted(
+        f["check_id"] for f in failures
+    )
+
+
+def test_audit_log_shows_read_only_access(
+    live: tuple[int, Report], apiserver: ApiServer, broken: KubegapIdentity
+) -> None:
+    requests = kubegap_requests(apiserver.audit_events(), broken.username)
+    assert requests
+    touched = verbs_by_resource(requests)
+    assert {verb for verb, _ in touched} <= {"get", "list", "watch"}
+    assert not [k for k in touched if "secrets" in k[1]]
+    # Absent CRDs are discovered, not probed: no request for a resource the server lacks.
+    assert {ev["responseStatus"]["code"] for ev in requests} == {200}

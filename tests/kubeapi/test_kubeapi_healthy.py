@@ -1,0 +1,193 @@
+"""kubegap against a healthy GPU cluster on a real 1.20 API server, as the shipped identity.
+
+A healthy cluster must audit clean (exit 0): every check passes or says exactly why it does not
+apply, every kind the checks need is listed or known to be absent, and the API server's own
+audit log shows kubegap only reading, and never touching Secrets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gpu_cluster import HEALTHY_ABSENT, HEALTHY_NOT_APPLICABLE, build_healthy
+from kubeapi_harness import (
+    KUBEGAP_USER,
+    KUBEGAP_USER_TOKEN,
+    ApiServer,
+    KubeClient,
+    KubegapIdentity,
+    load_manifest,
+)
+from kubegap_run import (
+    Report,
+    audit,
+    audit_subprocess,
+    check_statuses,
+    coverage,
+    kubegap_requests,
+    verbs_by_resource,
+)
+
+from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.engine import needed_kinds
+from incidents.audit.kinds import KINDS
+
+pytestmark = pytest.mark.apiserver
+RBAC_MANIFEST = Path(__file__).resolve().parents[2] / "site" / "k8s" / "kubegap-rbac.yaml"
+
+
+@pytest.fixture(scope="module")
+def healthy(admin: KubeClient, kubegap_identity: KubegapIdentity) -> KubegapIdentity:
+    build_healthy(admin)
+    return kubegap_identity
+
+
+@pytest.fixture(scope="module")
+def live_report(healthy: KubegapIdentity) -> tuple[int, Report, str]:
+    """``python -m incidents.audit audit --format json`` run once, as a user would."""
+    return audit_subprocess(healthy.kubeconfig)
+
+
+def test_healthy_cluster_audits_clean(live_report: tuple[int, Report, str]) -> None:
+    code, report, stderr = live_report
+    assert code == 0, stderr
+    assert report["summary"]["exit_code"] == 0
+    assert report["source"]["server_version"] == "v1.20.2"
+    statuses = check_statuses(report)
+    assert set(statuses) == set(REGISTRY)
+    expected = {
+        cid: "not_applicable" if cid in HEALTHY_NOT_APPLICABLE else "pass" for cid in REGISTRY
+    }
+    assert statuses == expected
+    assert not [f for f in report["findings"] if f["status"] in ("fail", "not_evaluated")]
+
+
+def test_not_applicable_says_why(live_report: tuple[int, Report, str]) -> None:
+    _, report, _ = live_report
+    reasons = {
+        f["check_id"]: f["message"] for f in report["findings"] if f["status"] == "not_applicable"
+    }
+    assert reasons == HEALTHY_NOT_APPLICABLE
+
+
+def test_coverage_is_exact_and_uses_what_1_20_serves(
+    live_report: tuple[int, Report, str], admin: KubeClient
+) -> None:
+    _, report, _ = live_report
+    cov = coverage(report)
+    assert set(cov) == set(needed_kinds(ALL_CHECKS))
+    assert {k for k, c in cov.items() if c["status"] == "absent"} == HEALTHY_ABSENT & set(cov)
+    assert {c["status"] for k, c in cov.items() if k not in HEALTHY_ABSENT} == {"listed"}
+    # 1.20 serves CronJob only as batch/v1beta1: discovery must fall back to it.
+    assert cov["cronjobs.batch"]["api_version"] == "batch/v1beta1"
+    assert cov["cronjobs.batch"]["count"] == 1
+    assert cov["nodes"]["count"] == 3
+    assert cov["pytorchjobs.kubeflow.org"]["count"] == 1
+    assert cov["clusterpolicies.nvidia.com"]["count"] == 1
+    pods = admin.get("/api/v1/pods")["items"]
+    assert cov["pods"]["count"] == len(pods)
+
+
+def test_kubegap_only_reads_and_never_touches_secrets(
+    live_report: tuple[int, Report, str], apiserver: ApiServer, healthy: KubegapIdentity
+) -> None:
+    _, report, _ = live_report
+    requests = kubegap_requests(apiserver.audit_events(), healthy.username)
+    assert requests, "the API server recorded no request from kubegap's identity"
+    verbs = {ev["verb"] for ev in requests}
+    assert verbs <= {"get", "list", "watch"}, verbs
+    touched = verbs_by_resource(requests)
+    assert not [k for k in touched if "secrets" in k[1]]
+    assert not [ev for ev in requests if "/log" in ev["requestURI"] or "/exec" in ev["requestURI"]]
+    assert {ev["responseStatus"]["code"] for ev in requests} == {200}
+    listed = {KINDS[k].resource for k, c in coverage(report).items() if c["status"] == "listed"}
+    assert listed <= {resource for verb, resource in touched if verb == "list"}
+
+
+def test_collect_then_snapshot_audit_matches_live(healthy: KubegapIdentity, tmp_path: Path) -> None:
+    live_code, live = audit(healthy.kubeconfig, tmp_path / "live.json")
+    snapshot = tmp_path / "cluster.json.gz"
+    from incidents.audit.cli import main
+
+    assert main(["collect", "--kubeconfig", str(healthy.kubeconfig), "-o", str(snapshot)]) == 0
+    snap_code, offline = audit(
+        Path("/nonexistent"), tmp_path / "offline.json", "--snapshot", str(snapshot)
+    )
+    assert (snap_code, offline["summary"]) == (live_code, live["summary"])
+    assert offline["checks"] == live["checks"]
+    assert offline["coverage"] == live["coverage"]
+    assert offline["findings"] == live["findings"]
+
+
+def test_a_kind_the_identity_may_not_list_is_not_evaluated(
+    apiserver: ApiServer, admin: KubeClient, healthy: KubegapIdentity, tmp_path: Path
+) -> None:
+    """Take ConfigMaps away from the shipped role: their checks must not read as healthy."""
+    role = next(o for o in load_manifest(RBAC_MANIFEST) if o["kind"] == "ClusterRole")
+    rules = []
+    for rule in role["rules"]:
+        resources = [
+            r for r in rule["resources"] if not (rule["apiGroups"] == [""] and r == "configmaps")
+        ]
+        if resources:
+            rules.append({**rule, "resources": resources})
+    admin.create({**role, "metadata": {"name": "kubegap-no-configmaps"}, "rules": rules})
+    admin.create(
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "kubegap-no-configmaps"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                        "name": "kubegap-no-configmaps"},
+            "subjects": [{"kind": "User", "name": KUBEGAP_USER, "apiGroup": "rbac.authorization.k8s.io"}],
+        }
+    )  # fmt: skip
+    kubeconfig = apiserver.kubeconfig("restricted", KUBEGAP_USER, KUBEGAP_USER_TOKEN)
+    code, report = audit(kubeconfig, tmp_path / "restricted.json")
+    assert code == 3
+    assert report["summary"]["coverage_complete"] is False
+    assert coverage(report)["configmaps"]["status"] == "forbidden"
+    readers = {c.id for c in ALL_CHECKS if "configmaps" in c.reads}
+    assert readers, "no check reads configmaps any more; pick another kind"
+    statuses = check_statuses(report)
+    assert {cid for cid, s in statuses.items() if s == "not_evaluated"} == readers
+    for cid in readers:
+        [finding] = [f for f in report["findings"] if f["check_id"] == cid]
+        assert finding["evidence"] == [
+            {"path": "coverage.configmaps", "observed": "forbidden", "expected": "listed or absent"}
+        ]
+
+
+def test_namespace_scoped_audit_lists_namespaced_kinds_in_that_namespace_only(
+    apiserver: ApiServer, healthy: KubegapIdentity, tmp_path: Path
+) -> None:
+    before = len(apiserver.audit_events())
+    code, report = audit(healthy.kubeconfig, tmp_path / "ns.json", "--namespace", "training")
+    assert report["source"]["namespace"] == "training"
+    requests = kubegap_requests(apiserver.audit_events()[before:], healthy.username)
+    lists = [ev for ev in requests if ev["verb"] == "list"]
+    for ev in lists:
+        ref = ev["objectRef"]
+        namespaced = any(
+            s.resource == ref["resource"] and s.group == ref.get("apiGroup", "") and s.namespaced
+            for s in KINDS.values()
+        )
+        assert ref.get("namespace") == ("training" if namespaced else None), ev["requestURI"]
+    namespaces = {f["resource"].get("namespace") for f in report["findings"]}
+    assert namespaces <= {None, "training"}
+    statuses = check_statuses(report)
+    # Per-workload checks still run on the namespace's workloads...
+    assert statuses["MEM-001"] == statuses["JOB-001"] == "pass"
+    # ...but cluster-wide ones must not pass on a partial view: the NPD and DCGM pods live in
+    # other namespaces, so "every GPU node has one" cannot be judged from here.
+    for cid in ("GPU-001", "MON-001", "PLAT-002"):
+        [finding] = [f for f in report["findings"] if f["check_id"] == cid]
+        assert finding["status"] == "not_evaluated", cid
+        assert {
+            "path": "source.namespace",
+            "observed": "training",
+            "expected": "all namespaces",
+        } in (finding["evidence"])
+    assert "fail" not in statuses.values()
+    assert code == report["summary"]["exit_code"]
