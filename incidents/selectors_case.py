@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, F
+from django.db.models import Count
+from django.db.models.functions import Coalesce
 
 from incidents.models import Case, CaseFacetLink, Facet, FacetValue
 from incidents.vocabulary import FACETS
@@ -39,7 +40,7 @@ def own_values(case: Case) -> list[FacetValue]:
 def similar_cases(*, case: Case, limit: int = 5) -> list[SimilarCase]:
     """The cases sharing the most directly tagged failure values with `case`, most shared first.
 
-    Ties go to the newer case, then by title. Three queries at most: the ranking (counted in the
+    Ties go to the newer case (by period, else publication date), then by title. Three queries at most: the ranking (counted in the
     database), the cases, and which values each shares.
     """
     own = {v.id: v for v in own_values(case) if v.facet in SIMILARITY_FACETS}
@@ -50,7 +51,11 @@ def similar_cases(*, case: Case, limit: int = 5) -> list[SimilarCase]:
         .exclude(case_id=case.id)
         .values("case_id")
         .annotate(shared=Count("value_id"))
-        .order_by("-shared", F("case__period_start").desc(nulls_last=True), "case__title")
+        .order_by(
+            "-shared",
+            Coalesce("case__period_start", "case__published").desc(nulls_last=True),
+            "case__title",
+        )
         .values_list("case_id", flat=True)[:limit]
     )
     if not ranked:

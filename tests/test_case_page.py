@@ -140,3 +140,24 @@ def test_query_count_does_not_grow_with_the_number_of_cases(
     assert Case.objects.count() == 508
     assert _queries(client, "leaky-loader") == few
     assert _queries(client, "more-3") == few
+
+
+def test_similar_cases_tie_goes_to_the_newer_by_period_or_publication(
+    client: Client, small_library: None
+) -> None:
+    import datetime as dt
+
+    from incidents.models import CaseFacetLink, FacetValue
+
+    newer = Case.objects.create(
+        slug="published-only",
+        title="A study without a stated period",
+        summary="Published in 2025.",
+        published=dt.date(2025, 1, 1),
+    )
+    CaseFacetLink.objects.create(
+        case=newer, value=FacetValue.objects.get(facet="symptom", slug="nccl-timeout")
+    )
+    section = _similar_section(_page(client, "flaky-network"))
+    titles = re.findall(r'<a href="/cases/([a-z-]+)/">', section)
+    assert titles == ["published-only", "hbm-failures", "leaky-loader"]
