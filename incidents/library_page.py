@@ -145,6 +145,10 @@ def unknown_values(result: CaseListResult, params: QueryDict) -> list[str]:
                         f"There is no {Facet(facet).label.lower()} “{slug}” in the library"
                         f" (parameter {name}); that filter was left out."
                     )
+    facet_names = {n for p in FACET_PARAMS for n in (p, f"not_{p}")}
+    for name, errors in result.errors.items():
+        if name not in facet_names:
+            messages.append(f"The {name} parameter was not used: {' '.join(errors)}")
     return messages
 
 

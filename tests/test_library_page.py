@@ -103,6 +103,13 @@ def test_unknown_value_is_named_and_the_rest_still_applies(
     assert "no-such-thing" not in "".join(_hrefs(response.content.decode(), "chip"))
 
 
+def test_bad_parameters_are_explained_not_a_crash(client: Client, small_library: None) -> None:
+    for url in ["/?page=abc", "/?page=999", "/?q=" + "x" * 5000, '/?q="unclosed', "/?symptom="]:
+        assert client.get(url).status_code == 200, url
+    html = _html(client, "/?q=%00")
+    assert "The q parameter was not used: Null characters are not allowed." in _text(html)
+
+
 def test_search_words_suggest_filters_with_what_they_would_give(
     client: Client, small_library: None
 ) -> None:
