@@ -30,6 +30,7 @@ from kubegap_run import (
 )
 
 from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.cli import main
 from incidents.audit.engine import needed_kinds
 from incidents.audit.kinds import KINDS
 
@@ -108,8 +109,6 @@ def test_kubegap_only_reads_and_never_touches_secrets(
 def test_collect_then_snapshot_audit_matches_live(healthy: KubegapIdentity, tmp_path: Path) -> None:
     live_code, live = audit(healthy.kubeconfig, tmp_path / "live.json")
     snapshot = tmp_path / "cluster.json.gz"
-    from incidents.audit.cli import main
-
     assert main(["collect", "--kubeconfig", str(healthy.kubeconfig), "-o", str(snapshot)]) == 0
     snap_code, offline = audit(
         Path("/nonexistent"), tmp_path / "offline.json", "--snapshot", str(snapshot)
@@ -121,7 +120,11 @@ def test_collect_then_snapshot_audit_matches_live(healthy: KubegapIdentity, tmp_
 
 
 def test_a_kind_the_identity_may_not_list_is_not_evaluated(
-    apiserver: ApiServer, admin: KubeClient, healthy: KubegapIdentity, tmp_path: Path
+    apiserver: ApiServer,
+    admin: KubeClient,
+    healthy: KubegapIdentity,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Take ConfigMaps away from the shipped role: their checks must not read as healthy."""
     role = next(o for o in load_manifest(RBAC_MANIFEST) if o["kind"] == "ClusterRole")
@@ -157,6 +160,21 @@ def test_a_kind_the_identity_may_not_list_is_not_evaluated(
         assert finding["evidence"] == [
             {"path": "coverage.configmaps", "observed": "forbidden", "expected": "listed or absent"}
         ]
+
+    # --preflight asks the server the same question up front (SelfSubjectAccessReview).
+    capsys.readouterr()
+    assert main(["audit", "--preflight", "--kubeconfig", str(kubeconfig)]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert "DENIED   list configmaps" in lines
+    assert len(lines) == len(coverage(report))
+    assert sum(line.startswith("allowed ") for line in lines) == len(lines) - 1
+    # The review is the one write kubegap ever sends, and only when --preflight is asked for.
+    writes = {
+        (ev["verb"], ev["objectRef"]["resource"])
+        for ev in kubegap_requests(apiserver.audit_events(), KUBEGAP_USER)
+        if ev["verb"] not in ("get", "list", "watch")
+    }
+    assert writes == {("create", "selfsubjectaccessreviews")}
 
 
 def test_namespace_scoped_audit_lists_namespaced_kinds_in_that_namespace_only(
