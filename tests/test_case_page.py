@@ -123,6 +123,9 @@ def test_check_box_names_the_checks_citing_a_seeded_case(client: Client) -> None
 def test_unknown_slug_is_a_404_page(client: Client, small_library: None) -> None:
     response = client.get("/cases/no-such-case/")
     assert response.status_code == 404
+    page = response.content.decode()
+    assert "No case with slug &#x27;no-such-case&#x27;" in page
+    assert 'href="/browse/"' in page  # a way on, inside the site's own layout
 
 
 def _queries(client: Client, slug: str) -> int:
