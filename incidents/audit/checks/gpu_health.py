@@ -60,6 +60,16 @@ def health_producer(ctx: Context) -> Iterator[Result]:
     )
 
 
+# Taints that mark a node as a GPU node (GKE puts nvidia.com/gpu=present:NoSchedule on every GPU
+# node, and every GPU pod tolerates it): they keep CPU pods off, not GPU work off a faulty node.
+GPU_NODE_TAINT_KEYS = frozenset({"nvidia.com/gpu", "amd.com/gpu"})
+
+
+def quarantine_taints(node: Obj) -> list[Obj]:
+    """NoSchedule/NoExecute taints that would keep GPU work away from ``node``."""
+    return [t for t in schedulable_taints(node) if t.get("key") not in GPU_NODE_TAINT_KEYS]
+
+
 def fault_schedulable(ctx: Context) -> Iterator[Result]:
     watched = [n for n in ctx.items("nodes") if gpu_conditions(n)]
     if not watched:
@@ -71,7 +81,7 @@ def fault_schedulable(ctx: Context) -> Iterator[Result]:
             (i, c) for i, c in gpu_conditions(node) if c.get("status") == bad_status(c["type"])
         ]
         spec = node.get("spec") or {}
-        if not faults or spec.get("unschedulable") or schedulable_taints(node):
+        if not faults or spec.get("unschedulable") or quarantine_taints(node):
             continue
         failed += 1
         evidence = [
@@ -83,7 +93,10 @@ def fault_schedulable(ctx: Context) -> Iterator[Result]:
             for i, c in faults
         ]
         evidence.append(Evidence("spec.unschedulable", False, True))
-        evidence.append(Evidence("spec.taints", [], "a NoSchedule or NoExecute taint"))
+        taints = [f"{t.get('key')}:{t.get('effect')}" for t in schedulable_taints(node)]
+        evidence.append(
+            Evidence("spec.taints", taints, "a NoSchedule or NoExecute quarantine taint")
+        )
         yield fail(
             ctx.ref("nodes", node), "GPU fault reported but node still schedulable", *evidence
         )
