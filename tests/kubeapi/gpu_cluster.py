@@ -414,11 +414,19 @@ def build_broken(admin: KubeClient) -> None:
     b.namespaces("gpu-operator", "monitoring", "training", "research")
     for crd in (g.PYTORCHJOB_CRD, g.CLUSTERPOLICY_CRD):
         b.create(crd)
-    # gpu-b-0: fine. gpu-b-1: XID 79, one GPU gone from allocatable, still schedulable.
+    # gpu-b-0: fine. gpu-b-1: XID 79, one GPU gone from allocatable, still open to GPU pods.
     # gpu-b-2: NotReady, no NPD, no DCGM exporter, a training pod still bound to it.
     # gpu-b-3: an A100 spot node in the same gang as an H100.
     b.node(g.gpu_node("gpu-b-0", conditions=g.npd_gpu_conditions()))
-    b.node(g.gpu_node("gpu-b-1", allocatable_gpus=7, conditions=g.npd_gpu_conditions(xid=True)))
+    # Its only taint is the one GKE puts on every GPU node, which every GPU pod tolerates.
+    b.node(
+        g.gpu_node(
+            "gpu-b-1",
+            allocatable_gpus=7,
+            conditions=g.npd_gpu_conditions(xid=True),
+            taints=[g.taint("nvidia.com/gpu", value="present")],
+        )
+    )
     notready = g.gpu_node("gpu-b-2")
     notready["status"]["conditions"] = g.kubelet_conditions(ready=False)
     b.node(
@@ -513,7 +521,10 @@ def build_broken(admin: KubeClient) -> None:
             g.owner_ref(job),
         )
     # A notebook pod grabbing a GPU directly, OOM-killed an hour ago and restarted.
-    notebook = g.pod_spec([g.container("notebook", "jupyter/pytorch-notebook:2024-05-27", gpus=1)])
+    notebook = g.pod_spec(
+        [g.container("notebook", "jupyter/pytorch-notebook:2024-05-27", gpus=1)],
+        tolerations=[g.GPU_TOLERATION],
+    )
     status = g.running_status(notebook["containers"])
     status["containerStatuses"][0]["restartCount"] = 1
     status["containerStatuses"][0]["lastState"] = {

@@ -89,7 +89,10 @@ def test_specific_evidence(live: tuple[int, Report]) -> None:
         return {e["path"]: e["observed"] for f in found for e in f["evidence"]}
 
     assert evidence("GPU-003", "gpu-b-1") == {'status.allocatable["nvidia.com/gpu"]': 7.0}
-    assert evidence("GPU-002", "gpu-b-1")["status.conditions[4]"] == "XIDErrors=True (XID79)"
+    fault = evidence("GPU-002", "gpu-b-1")
+    assert fault["status.conditions[4]"] == "XIDErrors=True (XID79)"
+    # The GPU-node taint every GPU pod tolerates is no quarantine.
+    assert fault["spec.taints"] == ["nvidia.com/gpu:NoSchedule"]
     assert evidence("GPU-004", "cluster-policy") == {
         "spec.devicePlugin.env[DP_DISABLE_HEALTHCHECKS]": "all"
     }
