@@ -30,25 +30,28 @@ WORKLOAD_KINDS = ("pods", *TEMPLATE_OWNERS.values())
 _FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
 
 
+_SUFFIXES = {
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
+    "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
+}  # fmt: skip
+
+
 def quantity(value: Any) -> float:
     """A Kubernetes quantity as a number (``"8"`` -> 8, ``"500m"`` -> 0.5, ``"1Gi"`` -> 2**30)."""
     if value is None:
         return 0.0
     text = str(value).strip()
-    suffixes = {
-        "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
-        "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
-    }  # fmt: skip
-    for suffix, factor in suffixes.items():
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    for suffix, factor in _SUFFIXES.items():
         if text.endswith(suffix):
             try:
                 return float(text[: -len(suffix)]) * factor
             except ValueError:
                 return 0.0
-    try:
-        return float(text)
-    except ValueError:
-        return 0.0
+    return 0.0
 
 
 def parse_time(value: Any) -> datetime | None:

@@ -103,3 +103,21 @@ def test_demo_snapshots_audit_as_documented() -> None:
         "JOB-003",
         "NODE-001",
     } <= failing
+
+
+def test_kubegap_imports_nothing_from_django() -> None:
+    import ast
+
+    offenders = []
+    for path in (REPO / "incidents/audit").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            elif isinstance(node, ast.ImportFrom) and node.level >= 2:
+                names = [f"incidents.{node.module or ''}"]  # ``from ..models`` leaves the package
+            offenders += [f"{path.name}: {n}" for n in names
+                          if n.split(".")[0] == "django" or n.startswith("incidents.models")]  # fmt: skip
+    assert not offenders

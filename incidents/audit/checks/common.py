@@ -17,11 +17,12 @@ def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
     """Names of nodes that run a Ready pod with a container image containing one of the words."""
     nodes: set[str] = set()
     for pod in ctx.items("pods"):
-        node_name = (pod.get("spec") or {}).get("nodeName")
-        if not node_name or not pod_ready(pod):
+        spec = pod.get("spec") or {}
+        node_name = spec.get("nodeName")
+        if not node_name:
             continue
-        images = [str(c.get("image", "")) for c in (pod.get("spec") or {}).get("containers") or []]
-        if any(w in img for img in images for w in image_words):
+        images = [str(c.get("image", "")) for c in spec.get("containers") or []]
+        if any(w in img for img in images for w in image_words) and pod_ready(pod):
             nodes.add(str(node_name))
     return nodes
 
