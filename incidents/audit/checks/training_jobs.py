@@ -158,7 +158,8 @@ def gang_restart(ctx: Context) -> Iterator[Result]:
         examined += 1
         spec = job.get("spec") or {}
         backoff = (spec.get("runPolicy") or {}).get("backoffLimit", spec.get("backoffLimit"))
-        policies = {role: r.get("restartPolicy", "Never") for role, r in sorted(roles.items())}
+        # Unset means the operator's default (OnFailure for PyTorchJob): only an explicit Never counts.
+        policies = {role: r.get("restartPolicy") for role, r in sorted(roles.items())}
         if spec.get("elasticPolicy"):
             continue
         if all(p == "Never" for p in policies.values()) or backoff == 0:
