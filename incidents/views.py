@@ -38,6 +38,8 @@ def case_list(request: HttpRequest) -> HttpResponse:
         "rows": rows,
         "chips": library_page.chips(state, result),
         "clear_url": library_page.PageState().querystring(),
+        # The same filters for the cost view and the graph (they take the same parameters).
+        "filters_query": state.replace(sentence="").querystring().rstrip("?"),
         "suggestions": library_page.suggestions(state, result),
         "trees": library_page.facet_trees(state, result),
         "unknown": library_page.unknown_values(result, request.GET),
