@@ -76,6 +76,7 @@ def test_typing_words_suggests_filters_to_click(
 ) -> None:
     page.goto(f"{live_server.url}/")  # type: ignore[attr-defined]
     _mark_document(page)
+    history = page.evaluate("history.length")
     page.locator("#q").press_sequentially(SENTENCE, delay=15)
     suggestion = page.locator("#s-symptom-nccl-timeout")
     expect(suggestion).to_contain_text("NCCL timeout")
@@ -86,6 +87,8 @@ def test_typing_words_suggests_filters_to_click(
     # Typing did not take the focus away from the box or the words out of it.
     assert page.evaluate("document.activeElement.id") == "q"
     expect(page.locator("#q")).to_have_value(SENTENCE)
+    # Typing replaces the URL (shareable) without a history entry per pause.
+    assert page.evaluate("history.length") == history
 
     suggestion.click()
     expect(page).to_have_url(re.compile(r"symptom=nccl-timeout"))
