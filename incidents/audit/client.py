@@ -51,6 +51,9 @@ class Discovery:
 
     resources: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     failed: dict[tuple[str, str], str] = field(default_factory=dict)
+    # kind key -> other versions of its group that serve it (none of the versions kubegap reads):
+    # installed, so not "absent", but unreadable by this kubegap.
+    unsupported: dict[str, list[str]] = field(default_factory=dict)
 
     def version_for(self, spec: KindSpec) -> str | None:
         for version in spec.versions:
@@ -109,6 +112,14 @@ def _load_cert_data(ctx: ssl.SSLContext, cert: bytes, key: bytes) -> None:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
         ctx.load_cert_chain(cert_path, key_path if key else None)
+
+
+def _listable(listing: Any) -> set[str]:
+    return {
+        str(r["name"])
+        for r in listing.get("resources") or []
+        if "list" in (r.get("verbs") or []) and "/" not in str(r.get("name"))
+    }
 
 
 class ReadOnlyClient:
@@ -200,11 +211,20 @@ class ReadOnlyClient:
                 except (NotFound, Forbidden, ApiError) as exc:
                     disc.failed[key] = str(exc)
                     continue
-                disc.resources[key] = {
-                    str(r["name"])
-                    for r in listing.get("resources") or []
-                    if "list" in (r.get("verbs") or []) and "/" not in str(r.get("name"))
-                }
+                disc.resources[key] = _listable(listing)
+        for spec in specs:
+            others = sorted(served.get(spec.group, set()) - set(spec.versions))
+            if disc.version_for(spec) is not None or not others or not spec.group:
+                continue
+            for version in others:
+                key = (spec.group, version)
+                if key not in disc.resources:
+                    try:
+                        disc.resources[key] = _listable(self.get(f"/apis/{spec.group}/{version}"))
+                    except (NotFound, Forbidden, ApiError):
+                        continue  # a version kubegap does not read anyway
+                if spec.resource in disc.resources.get(key, set()):
+                    disc.unsupported.setdefault(spec.key, []).append(version)
         return disc
 
     def list_kind(

@@ -15,9 +15,9 @@ from typing import Any
 from .kinds import KINDS
 from .model import Resource
 from .projection import Obj
+from .projection.core import GPU_RESOURCES, is_gpu_resource
 from .snapshot import Snapshot
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # Kinds whose pods are evaluated through their templates rather than pod by pod.
 TEMPLATE_OWNERS = {
     ("batch", "Job"): "jobs.batch",
@@ -80,11 +80,7 @@ def container_gpus(container: Obj) -> float:
     total = 0.0
     for part in ("limits", "requests"):
         values = res.get(part) or {}
-        found = sum(
-            quantity(v)
-            for k, v in values.items()
-            if k in GPU_RESOURCES or k.startswith("nvidia.com/mig-")
-        )
+        found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
         total = max(total, found)
     return total
 

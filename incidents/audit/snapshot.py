@@ -93,7 +93,12 @@ def collect(
         version = disc.version_for(spec)
         if version is None:
             failed = [msg for (g, _v), msg in disc.failed.items() if g == spec.group]
-            if failed:
+            if spec.key in disc.unsupported:
+                served = ", ".join(spec.api_version(v) for v in disc.unsupported[spec.key])
+                wanted = ", ".join(spec.api_version(v) for v in spec.versions)
+                note = f"served only as {served}; kubegap reads {wanted}"
+                snap.coverage[spec.key] = Coverage("error", message=note)
+            elif failed:
                 snap.coverage[spec.key] = Coverage("error", message=failed[0])
             else:
                 snap.coverage[spec.key] = Coverage("absent", message="not served by this server")

@@ -31,7 +31,7 @@ def test_credentials_and_bulk_are_dropped() -> None:
             "managedFields": [{"manager": "kubelet"}],
             "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"},
         },
-        "spec": {"containers": [{"name": "c", "image": "i", "env": [
+        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": 8}}, "env": [
             {"name": "AWS_SECRET_ACCESS_KEY", "value": "hunter2"},
             {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
             {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
@@ -47,6 +47,9 @@ def test_credentials_and_bulk_are_dropped() -> None:
     ]
     assert "hunter2" not in str(slim)
     assert container["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
+    # a pod without GPUs keeps only where it runs and what it runs
+    del pod["spec"]["containers"][0]["resources"]
+    assert project("pods", pod)["spec"] == {"containers": [{"name": "c", "image": "i"}]}
 
 
 def test_configmaps_keep_only_dcgm_counters_and_kueue_config() -> None:

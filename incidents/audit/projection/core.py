@@ -236,6 +236,43 @@ POD_LABELS = frozenset(
 )
 
 
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+
+
+def is_gpu_resource(name: str) -> bool:
+    return name in GPU_RESOURCES or name.startswith("nvidia.com/mig-")
+
+
+def _asks_for_gpus(spec: Any) -> bool:
+    for c in (spec or {}).get("containers") or []:
+        res = c.get("resources") or {}
+        for part in ("limits", "requests"):
+            if any(is_gpu_resource(k) for k in res.get(part) or {}):
+                return True
+    return False
+
+
+def _slim_pod_spec(spec: Any) -> Obj:
+    """Pods without GPUs: checks read only where they run and what they run (agents, etcd)."""
+    spec = spec if isinstance(spec, dict) else {}
+    return _prune(
+        {
+            "nodeName": spec.get("nodeName"),
+            "containers": [
+                _prune(
+                    {
+                        "name": c.get("name"),
+                        "image": c.get("image"),
+                        "command": _strs(c.get("command")),
+                        "args": _strs(c.get("args")),
+                    }
+                )
+                for c in spec.get("containers") or []
+            ],
+        }
+    )
+
+
 def pod(obj: Obj) -> Obj:
     status = obj.get("status") or {}
     meta = metadata(obj)
@@ -245,7 +282,9 @@ def pod(obj: Obj) -> Obj:
     meta.pop("annotations", None)  # no check reads pod annotations
     return {
         "metadata": meta,
-        "spec": pod_spec(obj.get("spec")),
+        "spec": pod_spec(obj.get("spec"))
+        if _asks_for_gpus(obj.get("spec"))
+        else _slim_pod_spec(obj.get("spec")),
         "status": _prune(
             {
                 "phase": status.get("phase"),
