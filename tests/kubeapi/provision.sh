@@ -9,7 +9,7 @@
 #
 # Steps (each skipped when its result already exists):
 #   1. apt-get install golang-go rsync etcd-server golang-github-modern-go-reflect2-dev
-#      (plus make and dpkg-dev, which the build uses).
+#      (plus make and dpkg-dev, which the build uses, and openssl, which the tests use).
 #   2. A deb-src entry for bookworm main on the mirror apt is already configured
 #      with, in a private apt directory (the system's sources are left alone);
 #      apt-get source --download-only kubernetes (1.20.5+really1.20.2).
@@ -26,7 +26,7 @@ set -euo pipefail
 K8S_VERSION="1.20.2"
 DEB_VERSION_PATTERN="1.20.5+really1.20.2"
 SUITE="bookworm"
-APT_PACKAGES=(golang-go rsync etcd-server golang-github-modern-go-reflect2-dev make dpkg-dev)
+APT_PACKAGES=(golang-go rsync etcd-server golang-github-modern-go-reflect2-dev make dpkg-dev openssl)
 
 CACHE_ROOT="${KUBEGAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/incident-library}"
 BIN_DIR="$CACHE_ROOT/kube-apiserver-$K8S_VERSION"

@@ -1,14 +1,18 @@
-"""kubegap pages through large lists on a real API server (limit 500 + continue tokens)."""
+"""kubegap's client against a real API server: paging, discovery, credentials and TLS."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import gpu_objects as g
 import pytest
-from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity
-from kubegap_run import audit, coverage, kubegap_requests
+from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity, write_kubeconfig
+from kubegap_run import audit, check_statuses, coverage, kubegap_requests
+
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.cli import main
 
 pytestmark = pytest.mark.apiserver
 
@@ -36,3 +40,71 @@ def test_lists_are_paged_with_continue_tokens(
     assert ["continue" in q for q in lists] == [False, True, True]
     assert code == 0  # no GPU nodes, no workloads: nothing fails, and nothing was hidden
     assert report["summary"]["coverage_complete"] is True
+
+
+def test_a_crd_served_only_at_an_unknown_version_is_not_absent(
+    admin: KubeClient, kubegap_identity: KubegapIdentity, tmp_path: Path
+) -> None:
+    """JobSet installed at v1alpha1 only (kubegap reads v1alpha2): its checks cannot pass."""
+    crd = admin.create(g.crd("jobset.x-k8s.io", "JobSet", "jobsets", ("v1alpha1",)))
+    try:
+        admin.create(g.namespace("old-jobs"))
+        admin.create(
+            {
+                "apiVersion": "jobset.x-k8s.io/v1alpha1",
+                "kind": "JobSet",
+                "metadata": {"name": "pretrain", "namespace": "old-jobs"},
+                "spec": {},
+            }
+        )
+        code, report = audit(kubegap_identity.kubeconfig, tmp_path / "report.json")
+    finally:
+        admin.delete(crd)  # leave the server as the other tests expect it
+    cov = coverage(report)["jobsets.jobset.x-k8s.io"]
+    assert cov["status"] == "error"
+    assert cov["message"] == (
+        "served only as jobset.x-k8s.io/v1alpha1; kubegap reads jobset.x-k8s.io/v1alpha2"
+    )
+    readers = {c.id for c in ALL_CHECKS if "jobsets.jobset.x-k8s.io" in c.reads}
+    statuses = check_statuses(report)
+    assert readers and {statuses[cid] for cid in readers} == {"not_evaluated"}
+    assert code == 3
+
+
+def test_rejected_credentials_are_a_clear_configuration_error(
+    apiserver: ApiServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = write_kubeconfig(
+        tmp_path / "stale.kubeconfig", apiserver.url, apiserver.ca_pem, "kubegap", "expired-token"
+    )
+    capsys.readouterr()
+    code = main(["audit", "--kubeconfig", str(kubeconfig), "--format", f"json={tmp_path / 'r'}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "rejected the credentials (401)" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_server_certificate_from_another_ca_is_refused(
+    apiserver: ApiServer,
+    kubegap_identity: KubegapIdentity,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """kubegap verifies the server against the kubeconfig's CA and sends no token otherwise."""
+    other_ca = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "/dev/null",
+         "-subj", "/CN=some-other-cluster-ca", "-days", "1"],
+        check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    kubeconfig = write_kubeconfig(
+        tmp_path / "mitm.kubeconfig", apiserver.url, other_ca, "kubegap", kubegap_identity.token
+    )
+    before = len(apiserver.audit_events())
+    capsys.readouterr()
+    code = main(["audit", "--kubeconfig", str(kubeconfig), "--format", f"json={tmp_path / 'r'}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the API server" in err and "CERTIFICATE_VERIFY_FAILED" in err
+    assert not kubegap_requests(apiserver.audit_events()[before:], kubegap_identity.username)
