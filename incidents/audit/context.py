@@ -27,6 +27,13 @@ TEMPLATE_OWNERS = {
     ("batch.volcano.sh", "Job"): "jobs.batch.volcano.sh",
 }
 WORKLOAD_KINDS = ("pods", *TEMPLATE_OWNERS.values())
+# Owners (or labels) that mark a pod as part of a training job, when its owner is not listed.
+TRAINING_OWNER_KINDS = frozenset({"Job", "PyTorchJob", "MPIJob", "TFJob", "JobSet", "TrainJob"})
+GANG_LABELS = (
+    "training.kubeflow.org/job-name",
+    "jobset.sigs.k8s.io/jobset-name",
+    "volcano.sh/job-name",
+)
 _FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
 
 
@@ -151,6 +158,7 @@ class Workload:
     path: str  # JSON-ish path of ``spec`` inside the resource
     pods: int  # replicas (templates) or pods represented (grouped pods)
     labels: dict[str, str]
+    training: bool = True  # a training job (not e.g. an inference Deployment)
 
 
 class Context:
@@ -217,6 +225,18 @@ class Context:
     def workloads(self) -> list[Workload]:
         """Active GPU workloads: training-job templates, Jobs, and pods no listed owner explains."""
         return self._workloads
+
+    def training_workloads(self) -> list[Workload]:
+        """The GPU workloads that are training jobs (checkpointing applies to them)."""
+        return [w for w in self._workloads if w.training]
+
+    def is_training_pod(self, pod: Obj) -> bool:
+        meta = pod.get("metadata") or {}
+        owners = meta.get("ownerReferences") or []
+        labels = meta.get("labels") or {}
+        return bool(owners and owners[0].get("kind") in TRAINING_OWNER_KINDS) or any(
+            k in labels for k in GANG_LABELS
+        )
 
     @cached_property
     def _workloads(self) -> list[Workload]:
@@ -307,12 +327,15 @@ class Context:
                                     str(o.get("name")), namespace)  # fmt: skip
             else:
                 resource = self.ref("pods", first)
+            labels = dict(first["metadata"].get("labels") or {})
             yield Workload(
                 resource,
                 first.get("spec") or {},
                 "spec",
                 len(pods),
-                dict(first["metadata"].get("labels") or {}),
+                labels,
+                training=resource.kind in TRAINING_OWNER_KINDS
+                or any(k in labels for k in GANG_LABELS),
             )
 
 

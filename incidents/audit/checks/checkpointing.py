@@ -56,9 +56,9 @@ def durable_storage(spec: Obj) -> str | None:
 
 
 def grace_period(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
+    workloads = ctx.training_workloads()
     if not workloads:
-        yield not_applicable("no active GPU workload")
+        yield not_applicable("no active GPU training workload")
         return
     failed = 0
     for w in workloads:
@@ -79,9 +79,9 @@ def grace_period(ctx: Context) -> Iterator[Result]:
 
 
 def checkpoint_volume(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
+    workloads = ctx.training_workloads()
     if not workloads:
-        yield not_applicable("no active GPU workload")
+        yield not_applicable("no active GPU training workload")
         return
     failed = 0
     for w in workloads:
@@ -118,6 +118,8 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
         node_name = str((pod.get("spec") or {}).get("nodeName") or "")
         if node_name not in spot or pod["status"].get("phase") in ("Succeeded", "Failed"):
             continue
+        if not ctx.is_training_pod(pod):
+            continue  # inference and notebooks do not checkpoint
         owners = pod["metadata"].get("ownerReferences") or []
         if owners:
             o = owners[0]
@@ -126,6 +128,9 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
         else:
             res = ctx.ref("pods", pod)
         groups.setdefault(res, (pod, node_name))
+    if not groups:
+        yield not_applicable(f"no training pods on the {len(spot)} spot GPU nodes")
+        return
     failed = 0
     for res, (pod, node_name) in sorted(groups.items(), key=lambda kv: kv[0].logical_name):
         spec = pod.get("spec") or {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import WORKLOAD_KINDS, Context, condition, is_finished
+from ..context import TRAINING_OWNER_KINDS, WORKLOAD_KINDS, Context, condition, is_finished
 from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
 from ..projection import Obj
 from .common import name_of
@@ -29,7 +29,7 @@ def _gang(pod: Obj) -> Resource | None:
         if labels.get(label):
             return Resource(api, kind, str(labels[label]), meta.get("namespace"))
     owners = meta.get("ownerReferences") or []
-    if owners:
+    if owners and owners[0].get("kind") in TRAINING_OWNER_KINDS:
         o = owners[0]
         return Resource(
             str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")), meta.get("namespace")

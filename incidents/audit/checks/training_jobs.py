@@ -114,7 +114,7 @@ MAX_HEARTBEAT_SECONDS = 3600
 
 
 def nccl_watchdog(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
+    workloads = ctx.workloads()  # NCCL settings matter wherever they are set
     if not workloads:
         yield not_applicable("no active GPU workload")
         return
@@ -222,7 +222,8 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
         examined += 1
         spec = vj.get("spec") or {}
         total = sum(_replicas(t) for t in spec.get("tasks") or [])
-        if int(spec.get("minAvailable") or 0) < total:
+        # Volcano defaults minAvailable to the sum of task replicas.
+        if spec.get("minAvailable") is not None and int(spec["minAvailable"]) < total:
             failed += 1
             yield fail(ctx.ref(VOLCANO, vj), "a partial gang can start and hold GPUs",
                        Evidence("spec.minAvailable", spec.get("minAvailable"), total))  # fmt: skip
