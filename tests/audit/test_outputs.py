@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from incidents.audit.cases import CASES
@@ -121,3 +122,21 @@ def test_kubegap_imports_nothing_from_django() -> None:
             offenders += [f"{path.name}: {n}" for n in names
                           if n.split(".")[0] == "django" or n.startswith("incidents.models")]  # fmt: skip
     assert not offenders
+
+
+@pytest.mark.parametrize(
+    "snapshot",
+    ["fixtures/snapshots/demo-broken-gpu-cluster.json", "fixtures/snapshots/demo-healthy-gpu-cluster.json",
+     "tests/audit/fixtures/GPU-001/not-evaluated-pods-forbidden.yaml"],
+)  # fmt: skip
+def test_json_report_validates_against_the_published_schema(snapshot: str) -> None:
+    import jsonschema
+
+    from incidents.audit.report import render_json
+
+    schema = json.loads((REPO / "incidents/audit/report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    result = run_checks(list(ALL_CHECKS), load(REPO / snapshot))
+    doc = json.loads(render_json(result, "high", "http://127.0.0.1:8000"))
+    errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
+    assert not errors, errors[:5]
