@@ -25,6 +25,7 @@ class FakeCluster:
     absent: set[str] = field(default_factory=set)  # kind keys not served (CRD not installed)
     unserved: set[tuple[str, str]] = field(default_factory=set)  # (kind key, version), 1.20-style
     gone_once: set[str] = field(default_factory=set)  # kind keys whose first continue gets 410
+    served_as: dict[str, str] = field(default_factory=dict)  # kind key -> the only version served
     token: str | None = None
     git_version: str = "v1.20.2"
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
@@ -44,6 +45,9 @@ class FakeCluster:
         groups: dict[tuple[str, str], list[str]] = {}
         for spec in KINDS.values():
             if spec.key in self.absent:
+                continue
+            if spec.key in self.served_as:
+                groups.setdefault((spec.group, self.served_as[spec.key]), []).append(spec.resource)
                 continue
             for version in spec.versions:
                 if (spec.key, version) in self.unserved:

@@ -173,3 +173,15 @@ def test_refusal_hook_is_installed_on_every_request() -> None:
     with pytest.raises(RuntimeError):
         client._http.delete("/api/v1/nodes/n1")
     assert seen == ["GET"]
+
+
+def test_a_kind_served_only_at_a_version_kubegap_does_not_read_is_an_error() -> None:
+    cluster = FakeCluster(served_as={"jobsets.jobset.x-k8s.io": "v1alpha1"})
+    with FakeApiServer(cluster) as server, _client(server) as client:
+        snap = collect(client, ["jobsets.jobset.x-k8s.io", "pytorchjobs.kubeflow.org"])
+    cov = snap.coverage["jobsets.jobset.x-k8s.io"]
+    assert (cov.status, cov.message) == (
+        "error",
+        "served only as jobset.x-k8s.io/v1alpha1; kubegap reads jobset.x-k8s.io/v1alpha2",
+    )
+    assert snap.coverage["pytorchjobs.kubeflow.org"].status == "listed"
