@@ -10,6 +10,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db.models import Count
 from django.http import QueryDict
@@ -36,17 +37,15 @@ class PageState:
     page: int = 1
 
     def querystring(self) -> str:
-        params = QueryDict(mutable=True)
+        pairs: list[tuple[str, str]] = []
         if self.q:
-            params["q"] = self.q
-        for name, slug in self.selected:
-            params.appendlist(name, slug)
+            pairs.append(("q", self.q))
+        pairs.extend(self.selected)
         if self.sentence:
-            params[SENTENCE_PARAM] = self.sentence
+            pairs.append((SENTENCE_PARAM, self.sentence))
         if self.page > 1:
-            params["page"] = str(self.page)
-        encoded = params.urlencode()
-        return f"?{encoded}" if encoded else "?"
+            pairs.append(("page", str(self.page)))
+        return f"?{urlencode(pairs)}"
 
     def has(self, name: str, slug: str) -> bool:
         return (name, slug) in self.selected
