@@ -7,6 +7,7 @@ audit log shows kubegap only reading, and never touching Secrets.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,34 @@ def test_namespace_scoped_audit_lists_namespaced_kinds_in_that_namespace_only(
         } in (finding["evidence"])
     assert "fail" not in statuses.values()
     assert code == report["summary"]["exit_code"]
+
+
+def test_in_cluster_service_account_audits_like_the_kubeconfig(
+    apiserver: ApiServer,
+    healthy: KubegapIdentity,
+    live_report: tuple[int, Report, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kubegap run as a pod: no kubeconfig, the mounted ServiceAccount token and CA."""
+    import incidents.audit.kubeconfig as kubeconfig
+
+    sa_dir = tmp_path / "serviceaccount"
+    sa_dir.mkdir()
+    (sa_dir / "token").write_text(healthy.token)
+    (sa_dir / "ca.crt").write_bytes(apiserver.ca_pem)
+    (sa_dir / "namespace").write_text("kubegap")
+    monkeypatch.setattr(kubeconfig, "SA_DIR", sa_dir)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    port = apiserver.url.rsplit(":", 1)[1]
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+
+    out = tmp_path / "in-cluster.json"
+    assert main(["audit", "--format", f"json={out}", "--fail-on", "low"]) == 0
+    report = json.loads(out.read_text())
+    _, live, _ = live_report
+    assert report["source"]["context"] == "in-cluster"
+    assert report["findings"] == live["findings"]
+    assert report["coverage"] == live["coverage"]
