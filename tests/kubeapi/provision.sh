@@ -77,14 +77,9 @@ detect_mirror() {
 
 download_source() {
     STEP="download kubernetes source"
-    local dsc
-    dsc=""
-    [ -d "$DOWNLOAD_DIR" ] && dsc=$(find "$DOWNLOAD_DIR" -maxdepth 1 -name "kubernetes_${DEB_VERSION_PATTERN}*.dsc" | head -n1)
-    if [ -n "$dsc" ]; then
-        log "source package already downloaded: $dsc"
-        return
-    fi
-    local mirror keyring
+    # apt-get source checks files already in $DOWNLOAD_DIR against the signed index and fetches
+    # only what is missing, so an interrupted download is completed, not trusted.
+    local dsc mirror keyring
     mirror=$(detect_mirror)
     [ -n "$mirror" ] || die "no apt source for '$SUITE main' is configured (see /etc/apt/sources.list*); set KUBEGAP_DEBIAN_MIRROR"
     keyring=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -108,7 +103,7 @@ EOF
     log "apt-get update (private source index)"
     apt-get "${apt_opts[@]}" update -q
     mkdir -p "$DOWNLOAD_DIR"
-    log "apt-get source --download-only kubernetes (into $DOWNLOAD_DIR)"
+    log "apt-get source --download-only kubernetes (into $DOWNLOAD_DIR; present files are kept)"
     (cd "$DOWNLOAD_DIR" && apt-get "${apt_opts[@]}" source --download-only kubernetes)
     dsc=$(find "$DOWNLOAD_DIR" -maxdepth 1 -name "kubernetes_${DEB_VERSION_PATTERN}*.dsc" | head -n1)
     [ -n "$dsc" ] || die "downloaded kubernetes source is not version $DEB_VERSION_PATTERN: $(ls "$DOWNLOAD_DIR")"
