@@ -99,6 +99,7 @@ def test_kubegap_only_reads_and_never_touches_secrets(
     assert requests, "the API server recorded no request from kubegap's identity"
     verbs = {ev["verb"] for ev in requests}
     assert verbs <= {"get", "list", "watch"}, verbs
+    assert all(ev["userAgent"].startswith("kubegap") for ev in requests)
     touched = verbs_by_resource(requests)
     assert not [k for k in touched if "secrets" in k[1]]
     assert not [ev for ev in requests if "/log" in ev["requestURI"] or "/exec" in ev["requestURI"]]
