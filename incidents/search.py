@@ -43,6 +43,8 @@ from incidents.text import singular, spelling_key, words
 
 # Words the text search looks at, at most (a pasted paragraph is not a query).
 MAX_QUERY_WORDS = 12
+# Cases a text search can match, at most (far more than the library holds).
+MAX_MATCHES = 100_000
 # Characters of text suggest_filters reads, at most (a pasted postmortem can be long).
 MAX_SUGGEST_CHARS = 20_000
 # pg_trgm word similarity above which a typed word counts as a misspelling of a case's word.
@@ -75,6 +77,17 @@ def filter_cases(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
 
 
 def _postgres_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
+    # The match is a subquery on cases, and its LIMIT keeps PostgreSQL from flattening it into
+    # the outer query: it is then run once (a hashed subplan) instead of once per joined row
+    # (facet counts join cases to their links).
+    scored, matches = _postgres_scored(Case.objects.all(), text)
+    matching = scored.filter(matches).values("id")[:MAX_MATCHES]
+    ranked, _matches = _postgres_scored(queryset.filter(id__in=matching), text)
+    return ranked.order_by(F("search_score").desc(), *_NEWEST_FIRST)
+
+
+def _postgres_scored(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case], Q]:
+    """The cases annotated with `search_score`, and the condition for a match."""
     from django.contrib.postgres.search import (
         SearchQuery,
         SearchRank,
@@ -91,40 +104,35 @@ def _postgres_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
     queryset = queryset.annotate(search_document=vector, search_rank=SearchRank(vector, query))
     matches = Q(search_document=query)
     plain_words = [w for w in words(text)[:MAX_QUERY_WORDS] if len(w) >= 4]
-    if plain_words and not _WEBSEARCH_SYNTAX.search(text):
-        # Typo tolerance: every word is close to a word of the case (pg_trgm word similarity),
-        # the closeness weighted like the full-text fields (title over summary over detection).
-        closeness = []
-        for index, word in enumerate(plain_words):
-            fields = {
-                f"search_{column}_{index}": TrigramWordSimilarity(word, column)
-                for column in FIELD_WEIGHTS
-            }
-            queryset = queryset.annotate(**fields).annotate(
-                **{f"search_close_{index}": Greatest(*[F(name) for name in fields])}
-            )
-            closeness.append(
-                Greatest(
-                    *[
-                        F(name) * Value(w)
-                        for name, w in zip(fields, FIELD_WEIGHTS.values(), strict=True)
-                    ]
-                )
-            )
-        matches |= Q(**{f"search_close_{i}__gte": TYPO_SIMILARITY for i in range(len(plain_words))})
-        total: Any = closeness[0]
-        for part in closeness[1:]:
-            total = total + part
-        # Full-text matches first (their rank is at least ~0.06); typo matches by closeness.
-        queryset = queryset.annotate(
-            search_score=Coalesce(F("search_rank"), Value(0.0))
-            + total * Value(0.01 / len(plain_words))
+    if not plain_words or _WEBSEARCH_SYNTAX.search(text):
+        score = Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
+        return queryset.annotate(search_score=score), matches
+    # Typo tolerance: every word is close to a word of the case (pg_trgm word similarity),
+    # the closeness weighted like the full-text fields (title over summary over detection).
+    closeness = []
+    for index, word in enumerate(plain_words):
+        fields = {
+            f"search_{column}_{index}": TrigramWordSimilarity(word, column)
+            for column in FIELD_WEIGHTS
+        }
+        queryset = queryset.annotate(**fields).annotate(
+            **{f"search_close_{index}": Greatest(*[F(name) for name in fields])}
         )
-    else:
-        queryset = queryset.annotate(
-            search_score=Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
+        closeness.append(
+            Greatest(
+                *[
+                    F(name) * Value(w)
+                    for name, w in zip(fields, FIELD_WEIGHTS.values(), strict=True)
+                ]
+            )
         )
-    return queryset.filter(matches).order_by(F("search_score").desc(), *_NEWEST_FIRST)
+    matches |= Q(**{f"search_close_{i}__gte": TYPO_SIMILARITY for i in range(len(plain_words))})
+    total: Any = closeness[0]
+    for part in closeness[1:]:
+        total = total + part
+    # Full-text matches first (their rank is at least ~0.06); typo matches by closeness.
+    score = Coalesce(F("search_rank"), Value(0.0)) + total * Value(0.01 / len(plain_words))
+    return queryset.annotate(search_score=score), matches
 
 
 def _fallback_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
