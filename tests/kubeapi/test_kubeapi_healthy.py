@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from gpu_cluster import HEALTHY_ABSENT, HEALTHY_NOT_APPLICABLE, build_healthy
+from gpu_cluster import HEALTHY_ABSENT, HEALTHY_NODES, HEALTHY_NOT_APPLICABLE, build_healthy
 from kubeapi_harness import (
     KUBEGAP_USER,
     KUBEGAP_USER_TOKEN,
@@ -84,7 +84,7 @@ def test_coverage_is_exact_and_uses_what_1_20_serves(
     # 1.20 serves CronJob only as batch/v1beta1: discovery must fall back to it.
     assert cov["cronjobs.batch"]["api_version"] == "batch/v1beta1"
     assert cov["cronjobs.batch"]["count"] == 1
-    assert cov["nodes"]["count"] == 3
+    assert cov["nodes"]["count"] == HEALTHY_NODES
     assert cov["pytorchjobs.kubeflow.org"]["count"] == 1
     assert cov["clusterpolicies.nvidia.com"]["count"] == 1
     pods = admin.get("/api/v1/pods")["items"]
