@@ -135,7 +135,8 @@ def test_htmx_request_gets_the_region_and_the_count_out_of_band(
     response = client.get("/?symptom=nccl-timeout", HTTP_HX_TRIGGER="q", **HTMX)
     html = response.content.decode()
     assert "<html" not in html
-    assert html.lstrip().startswith('<div id="library-region"')
+    assert html.lstrip().startswith("<title>2 cases · Incident Library</title>")
+    assert '<div id="library-region"' in html
     assert '<p id="result-status" hx-swap-oob="innerHTML">2 cases</p>' in html
     assert 'id="q"' not in html  # the box being typed in is left alone
     assert "HX-Request" in response["Vary"]

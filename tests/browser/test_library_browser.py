@@ -43,6 +43,7 @@ def test_facet_click_chip_removal_and_back(
     expect(page.locator(".case-row")).to_have_count(2)
     expect(page.locator(".applied .chip")).to_have_text(re.compile(r"Symptom\s+NCCL timeout"))
     expect(page.locator("#result-status")).to_have_text("2 cases")
+    expect(page).to_have_title("2 cases · Incident Library")
     assert _same_document(page), "the facet click reloaded the whole page"
 
     page.locator("#f-organisation-meta").click()
