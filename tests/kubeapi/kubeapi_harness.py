@@ -186,6 +186,7 @@ class ApiServer:
     binaries: Binaries
     workdir: Path
     url: str = ""
+    etcd_url: str = ""
     ca_pem: bytes = b""
     audit_log: Path = field(init=False)
     _procs: list[tuple[str, subprocess.Popen[bytes], Path]] = field(default_factory=list)
@@ -197,8 +198,8 @@ class ApiServer:
     def start(self, timeout: float = 60.0) -> ApiServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
-        etcd_url = self._start_etcd(timeout)
-        self._start_apiserver(etcd_url, timeout)
+        self.etcd_url = self._start_etcd(timeout)
+        self._start_apiserver(self.etcd_url, timeout)
         self.startup_seconds = time.monotonic() - started
         return self
 
@@ -309,6 +310,24 @@ class ApiServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def compact_etcd(self) -> int:
+        """Compact etcd past every revision read so far (expires outstanding continue tokens).
+
+        A write outside the API server's keys first moves the revision on, so the revision a
+        pending continue token points at is strictly older than the compaction.
+        """
+        key = base64.b64encode(b"/kubeapi-test/compaction-marker").decode()
+        put = httpx.post(f"{self.etcd_url}/v3/kv/put", json={"key": key, "value": key}, timeout=10)
+        put.raise_for_status()
+        revision = int(put.json()["header"]["revision"])
+        done = httpx.post(
+            f"{self.etcd_url}/v3/kv/compaction",
+            json={"revision": revision, "physical": True},
+            timeout=30,
+        )
+        done.raise_for_status()
+        return revision
 
     # -- identities -----------------------------------------------------------------------
     def ssl_context(self) -> ssl.SSLContext:

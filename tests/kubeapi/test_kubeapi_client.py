@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import gpu_objects as g
@@ -19,12 +20,18 @@ pytestmark = pytest.mark.apiserver
 CONFIGMAPS = 1001  # three pages of 500
 
 
-def test_lists_are_paged_with_continue_tokens(
-    apiserver: ApiServer, admin: KubeClient, kubegap_identity: KubegapIdentity, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def bulk_configmaps(admin: KubeClient) -> int:
+    """Enough ConfigMaps for three pages."""
     admin.create(g.namespace("bulk"))
     for i in range(CONFIGMAPS):
         admin.create(g.configmap(f"job-config-{i:04d}", "bulk", {"config.yaml": f"step: {i}\n"}))
+    return CONFIGMAPS
+
+
+def test_lists_are_paged_with_continue_tokens(
+    apiserver: ApiServer, bulk_configmaps: int, kubegap_identity: KubegapIdentity, tmp_path: Path
+) -> None:
     before = len(apiserver.audit_events())
 
     code, report = audit(kubegap_identity.kubeconfig, tmp_path / "report.json")
@@ -108,3 +115,44 @@ def test_a_server_certificate_from_another_ca_is_refused(
     err = capsys.readouterr().err
     assert "cannot reach the API server" in err and "CERTIFICATE_VERIFY_FAILED" in err
     assert not kubegap_requests(apiserver.audit_events()[before:], kubegap_identity.username)
+
+
+def test_an_expired_continue_token_restarts_the_list(
+    apiserver: ApiServer,
+    bulk_configmaps: int,
+    kubegap_identity: KubegapIdentity,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """etcd compacted between two pages: the API server answers 410 Gone, kubegap starts over."""
+    from incidents.audit.client import ReadOnlyClient
+
+    original = ReadOnlyClient.get
+    compacted: list[int] = []
+
+    def get_then_compact(
+        self: ReadOnlyClient, path: str, params: dict[str, str] | None = None
+    ) -> Any:
+        body = original(self, path, params)
+        if path.endswith("/configmaps") and not compacted and body["metadata"].get("continue"):
+            compacted.append(apiserver.compact_etcd())
+        return body
+
+    monkeypatch.setattr(ReadOnlyClient, "get", get_then_compact)
+    before = len(apiserver.audit_events())
+    code, report = audit(kubegap_identity.kubeconfig, tmp_path / "report.json")
+
+    assert compacted, "the test never saw a second page to expire"
+    cov = coverage(report)["configmaps"]
+    assert (cov["status"], cov["count"], cov["message"]) == (
+        "listed",
+        CONFIGMAPS,
+        "restarted after 410 Gone",
+    )
+    codes = [
+        ev["responseStatus"]["code"]
+        for ev in kubegap_requests(apiserver.audit_events()[before:], kubegap_identity.username)
+        if ev["verb"] == "list" and ev["objectRef"]["resource"] == "configmaps"
+    ]
+    assert codes == [200, 410, 200, 200, 200]
+    assert code == 0
