@@ -8,12 +8,16 @@ say what it could not see. A guard test fails when a check is added without a fa
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from gpu_cluster import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
 from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity
 from kubegap_run import (
+    REPO_ROOT,
     Report,
     audit,
     check_statuses,
@@ -22,6 +26,8 @@ from kubegap_run import (
     outcomes,
     verbs_by_resource,
 )
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from incidents.audit.cases import CASES
 from incidents.audit.checks import REGISTRY
@@ -170,6 +176,37 @@ def test_sarif_lists_every_failure(
     assert sorted(r["ruleId"] for r in results if r.get("kind", "fail") == "fail") == sorted(
         f["check_id"] for f in failures
     )
+
+
+def test_mcp_audit_tool_summarises_the_live_cluster(
+    broken: KubegapIdentity, live: tuple[int, Report]
+) -> None:
+    """``kubegap mcp`` over stdio, as an agent runs it: a bounded summary of the same audit."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"],
+        cwd=str(REPO_ROOT),
+    )
+
+    async def call() -> Any:
+        async with Client(params) as client:
+            result = await client.call_tool(
+                "audit", {"kubeconfig": str(broken.kubeconfig), "fail_on": "low", "top": 5}
+            )
+            assert not result.is_error, result
+            content = result.structured_content
+            assert content is not None, "the audit tool returns structured content"
+            return content.get("result", content)
+
+    doc = anyio.run(call)
+    _, report = live
+    fails = [f for f in report["findings"] if f["status"] == "fail"]
+    assert doc["summary"] == report["summary"]
+    assert len(doc["top_findings"]) == 5
+    assert doc["truncated"] == len(fails) - 5
+    assert doc["top_findings"][0]["check_id"] == "GPU-002"  # the one critical finding
+    assert doc["top_findings"][0]["resource"] == "_cluster/Node/gpu-b-1"
+    assert doc["coverage_gaps"] == {k: "absent" for k in sorted(BROKEN_ABSENT)}
 
 
 def test_audit_log_shows_read_only_access(
