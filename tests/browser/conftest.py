@@ -21,11 +21,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, Route, sync_playwright
+from playwright.sync_api import Browser, Page, Request, Route, expect, sync_playwright
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+# A loaded CI machine (two cores, two databases) can be slow to swap; waits are generous.
+TIMEOUT_MS = 15_000
+expect.set_options(timeout=TIMEOUT_MS)
+
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -88,7 +92,7 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
     context.route("**/*", guard)
     opened = context.new_page()
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    opened.set_default_timeout(10_000)
+    opened.set_default_timeout(TIMEOUT_MS)
     yield opened
     context.close()
     assert not foreign, f"requests to other origins than the test server: {foreign}"
