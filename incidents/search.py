@@ -16,6 +16,8 @@ the case-submission form share it.
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -26,8 +28,10 @@ from django.db import connection
 from django.db.models import Case as When_
 from django.db.models import (
     Count,
+    Exists,
     F,
     FloatField,
+    Func,
     IntegerField,
     Q,
     QuerySet,
@@ -103,35 +107,58 @@ def _postgres_scored(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case
     query = SearchQuery(text[:1000], search_type="websearch", config="english")
     queryset = queryset.annotate(search_document=vector, search_rank=SearchRank(vector, query))
     matches = Q(search_document=query)
-    plain_words = [w for w in words(text)[:MAX_QUERY_WORDS] if len(w) >= 4]
-    if not plain_words or _WEBSEARCH_SYNTAX.search(text):
+    all_words = list(dict.fromkeys(words(text)[:MAX_QUERY_WORDS]))
+    typo_words = [w for w in all_words if len(w) >= 4]
+    if not typo_words or _WEBSEARCH_SYNTAX.search(text):
         score = Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
         return queryset.annotate(search_score=score), matches
-    # Typo tolerance: every word is close to a word of the case (pg_trgm word similarity),
-    # the closeness weighted like the full-text fields (title over summary over detection).
+    # Typo tolerance: each word matches as written, or, if no case contains it and it is long
+    # enough to judge, is close to a word of the case (pg_trgm word similarity). A word some
+    # case contains is no typo: "overheating" must not find "overhead". Stop words ("the")
+    # are ignored, as full-text search does.
     closeness = []
-    for index, word in enumerate(plain_words):
-        fields = {
-            f"search_{column}_{index}": TrigramWordSimilarity(word, column)
-            for column in FIELD_WEIGHTS
-        }
-        queryset = queryset.annotate(**fields).annotate(
-            **{f"search_close_{index}": Greatest(*[F(name) for name in fields])}
+    word_matches: list[Q] = []
+    for index, word in enumerate(all_words):
+        word_query = SearchQuery(word, config="english")
+        queryset = queryset.annotate(
+            **{
+                f"search_stop_{index}": Func(
+                    word_query, function="numnode", output_field=IntegerField()
+                )
+            }
         )
-        closeness.append(
-            Greatest(
-                *[
-                    F(name) * Value(w)
-                    for name, w in zip(fields, FIELD_WEIGHTS.values(), strict=True)
-                ]
+        condition = Q(search_document=word_query) | Q(**{f"search_stop_{index}": 0})
+        if word in typo_words:
+            fields = {
+                f"search_{column}_{index}": TrigramWordSimilarity(word, column)
+                for column in FIELD_WEIGHTS
+            }
+            known = Case.objects.annotate(search_document=vector).filter(search_document=word_query)
+            queryset = queryset.annotate(**fields).annotate(
+                **{
+                    f"search_close_{index}": Greatest(*[F(name) for name in fields]),
+                    f"search_known_{index}": Exists(known),
+                }
             )
-        )
-    matches |= Q(**{f"search_close_{i}__gte": TYPO_SIMILARITY for i in range(len(plain_words))})
+            condition |= Q(
+                **{f"search_known_{index}": False, f"search_close_{index}__gte": TYPO_SIMILARITY}
+            )
+            # Closeness weighted like the full-text fields (title over summary over detection).
+            closeness.append(
+                Greatest(
+                    *[
+                        F(name) * Value(w)
+                        for name, w in zip(fields, FIELD_WEIGHTS.values(), strict=True)
+                    ]
+                )
+            )
+        word_matches.append(condition)
+    matches |= functools.reduce(operator.and_, word_matches)
     total: Any = closeness[0]
     for part in closeness[1:]:
         total = total + part
     # Full-text matches first (their rank is at least ~0.06); typo matches by closeness.
-    score = Coalesce(F("search_rank"), Value(0.0)) + total * Value(0.01 / len(plain_words))
+    score = Coalesce(F("search_rank"), Value(0.0)) + total * Value(0.01 / len(closeness))
     return queryset.annotate(search_score=score), matches
 
 

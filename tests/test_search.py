@@ -145,6 +145,22 @@ def test_postgres_forgives_a_typo_but_ranks_true_matches_first(ranked_cases: Non
     assert _search("watchdog")[0] == "in-title"
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm typo tolerance")
+def test_postgres_takes_a_known_word_as_written(ranked_cases: None) -> None:
+    _case("overhead", "Scheduler overhead grew", "Each step waited on the scheduler.", 2019)
+    _case("hot", "Racks overheating in summer", "Cooling failed.", 2018)
+    # "overheating" is in the library: no typo match on the look-alike "overhead".
+    assert _search("overheating") == ["hot"]
+    assert _search("overheatting")[0] == "hot"  # a typo: the closest case first
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm typo tolerance")
+def test_postgres_short_words_count_and_stop_words_do_not(ranked_cases: None) -> None:
+    assert _search("watchdog gpu") == []  # "gpu" is too short to be forgiven as a typo
+    assert _search("the watchdogs") == ["in-title", "in-summary", "in-detection"]
+    assert _search("wachdog the run") == ["in-title", "in-summary"]
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL stemming")
 def test_postgres_matches_other_forms_of_a_word(ranked_cases: None) -> None:
     assert _search("kill") == ["in-title", "in-summary"]
