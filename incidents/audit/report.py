@@ -37,10 +37,11 @@ def failing(result: AuditResult, fail_on: str) -> list[Finding]:
 
 
 def exit_code(result: AuditResult, fail_on: str) -> int:
-    """1 findings at/above ``fail_on``; else 3 if a needed kind could not be listed; else 0."""
+    """1 findings at/above ``fail_on``; else 3 if anything was not looked at (a needed kind could not
+    be listed, or a check could not be evaluated); else 0. Not looked at never reads as clean."""
     if failing(result, fail_on):
         return EXIT_FINDINGS
-    if not result.coverage_complete:
+    if not result.coverage_complete or any(f.status == "not_evaluated" for f in result.findings):
         return EXIT_COVERAGE
     return EXIT_CLEAN
 

@@ -285,3 +285,33 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cli._progress() is None
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert cli._progress() is not None
+
+
+def test_a_namespace_limited_audit_does_not_exit_clean(
+    capsys: pytest.CaptureFixture[str], write_kubeconfig: Callable[..., str],
+    gpu_cluster_objects: list[dict[str, Any]],
+) -> None:  # fmt: skip
+    cluster = FakeCluster(objects=gpu_cluster_objects, token="t0ken")
+    with FakeApiServer(cluster) as server:
+        code, out, _ = run(capsys, "audit", "--kubeconfig", write_kubeconfig(server.url),
+                           "-n", "train", "--checks", "MON-001", "--format", "json")  # fmt: skip
+    assert {c["id"]: c["status"] for c in json.loads(out)["checks"]} == {"MON-001": "not_evaluated"}
+    assert code == 3  # not looked at never reads as healthy
+
+
+def test_a_check_that_cannot_read_odd_data_makes_the_audit_incomplete() -> None:
+    from incidents.audit.engine import run_checks
+    from incidents.audit.model import Check
+    from incidents.audit.report import exit_code
+    from incidents.audit.snapshot import load as load_snapshot
+
+    def broken(ctx: Any) -> Any:
+        raise TypeError("replicas must be an int, not 'two'")
+
+    check = Check("TEST-001", "A check", "low", "test", ("nodes",), ("meta-llama3-405b-interruptions",),
+                  (), "why", "fix", "definitive", broken)  # fmt: skip
+    result = run_checks([check], load_snapshot(Path(PASSING)))
+    [finding] = result.findings
+    assert finding.status == "not_evaluated"
+    assert "replicas must be an int" in finding.message
+    assert exit_code(result, "critical") == 3

@@ -210,6 +210,7 @@ def test_namespace_scoped_audit_lists_namespaced_kinds_in_that_namespace_only(
             "expected": "all namespaces",
         } in (finding["evidence"])
     assert "fail" not in statuses.values()
+    assert code == 3  # healthy, but not everything was looked at: never exit clean
     assert code == report["summary"]["exit_code"]
 
 
