@@ -112,32 +112,32 @@ def _postgres_scored(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case
     if not typo_words or _WEBSEARCH_SYNTAX.search(text):
         score = Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
         return queryset.annotate(search_score=score), matches
-    # Typo tolerance: each word matches as written, or, if no case contains it and it is long
+    # Typo tolerance: each word appears as written, or, if no case contains it and it is long
     # enough to judge, is close to a word of the case (pg_trgm word similarity). A word some
     # case contains is no typo: "overheating" must not find "overhead". Stop words ("the")
-    # are ignored, as full-text search does.
+    # are ignored, as full-text search does. Substring tests keep this cheap: the document
+    # vector is not recomputed per word.
     closeness = []
     word_matches: list[Q] = []
     for index, word in enumerate(all_words):
-        word_query = SearchQuery(word, config="english")
-        queryset = queryset.annotate(
-            **{
-                f"search_stop_{index}": Func(
-                    word_query, function="numnode", output_field=IntegerField()
-                )
-            }
+        stem = singular(word)
+        appears = (
+            Q(title__icontains=stem) | Q(summary__icontains=stem) | Q(detection__icontains=stem)
         )
-        condition = Q(search_document=word_query) | Q(**{f"search_stop_{index}": 0})
+        stop = Func(
+            SearchQuery(word, config="english"), function="numnode", output_field=IntegerField()
+        )
+        queryset = queryset.annotate(**{f"search_stop_{index}": stop})
+        condition = appears | Q(**{f"search_stop_{index}": 0})
         if word in typo_words:
             fields = {
                 f"search_{column}_{index}": TrigramWordSimilarity(word, column)
                 for column in FIELD_WEIGHTS
             }
-            known = Case.objects.annotate(search_document=vector).filter(search_document=word_query)
             queryset = queryset.annotate(**fields).annotate(
                 **{
                     f"search_close_{index}": Greatest(*[F(name) for name in fields]),
-                    f"search_known_{index}": Exists(known),
+                    f"search_known_{index}": Exists(Case.objects.filter(appears)),
                 }
             )
             condition |= Q(
