@@ -120,7 +120,7 @@ def _postgres_scored(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case
     closeness = []
     word_matches: list[Q] = []
     for index, word in enumerate(all_words):
-        stem = singular(word)
+        stem = _stem(singular(word))  # "overheating" also appears as "overheated"
         appears = (
             Q(title__icontains=stem) | Q(summary__icontains=stem) | Q(detection__icontains=stem)
         )
