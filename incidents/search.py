@@ -83,83 +83,106 @@ def filter_cases(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
 def _postgres_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
     # The match is a subquery on cases, and its LIMIT keeps PostgreSQL from flattening it into
     # the outer query: it is then run once (a hashed subplan) instead of once per joined row
-    # (facet counts join cases to their links).
-    scored, matches = _postgres_scored(Case.objects.all(), text)
-    matching = scored.filter(matches).values("id")[:MAX_MATCHES]
-    ranked, _matches = _postgres_scored(queryset.filter(id__in=matching), text)
+    # (facet counts join cases to their links). It is built once per text: a page applies the
+    # text filter six times (the list and each facet's counts).
+    ranked = queryset.filter(id__in=_postgres_matching(text)).annotate(
+        search_score=_postgres_score(text)
+    )
     return ranked.order_by(F("search_score").desc(), *_NEWEST_FIRST)
 
 
-def _postgres_scored(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case], Q]:
-    """The cases annotated with `search_score`, and the condition for a match."""
-    from django.contrib.postgres.search import (
-        SearchQuery,
-        SearchRank,
-        SearchVector,
-        TrigramWordSimilarity,
-    )
+def _document() -> Any:
+    from django.contrib.postgres.search import SearchVector
 
-    vector = (
+    return (
         SearchVector("title", weight="A", config="english")
         + SearchVector("summary", weight="B", config="english")
         + SearchVector("detection", weight="C", config="english")
     )
+
+
+def _typo_words(text: str) -> list[str] | None:
+    """The words judged for typos (four letters or more), or None when websearch syntax is used."""
+    if _WEBSEARCH_SYNTAX.search(text):
+        return None
+    return [w for w in dict.fromkeys(words(text)[:MAX_QUERY_WORDS]) if len(w) >= 4] or None
+
+
+def _postgres_score(text: str) -> Any:
+    """Full-text rank, plus a little for closeness so that typo matches rank among themselves."""
+    from django.contrib.postgres.search import SearchQuery, SearchRank, TrigramWordSimilarity
+
     query = SearchQuery(text[:1000], search_type="websearch", config="english")
-    queryset = queryset.annotate(search_document=vector, search_rank=SearchRank(vector, query))
+    rank = Coalesce(SearchRank(_document(), query), Value(0.0), output_field=FloatField())
+    typo_words = _typo_words(text)
+    if not typo_words:
+        return rank
+    closeness: Any = Value(0.0)
+    for word in typo_words:
+        # Weighted like the full-text fields: title over summary over detection.
+        closeness = closeness + Greatest(
+            *[TrigramWordSimilarity(word, column) * Value(w) for column, w in FIELD_WEIGHTS.items()]
+        )
+    # Full-text matches rank at least ~0.06; this adds at most 0.01.
+    return rank + closeness * Value(0.01 / len(typo_words))
+
+
+@functools.lru_cache(maxsize=256)
+def _postgres_matching(text: str) -> QuerySet[Case, Any]:
+    """Ids of the cases matching the text (an unevaluated subquery, safe to reuse)."""
+    scored, matches = _postgres_match(Case.objects.all(), text)
+    return scored.filter(matches).values("id")[:MAX_MATCHES]
+
+
+def _postgres_match(queryset: QuerySet[Case], text: str) -> tuple[QuerySet[Case], Q]:
+    """The cases annotated with what the match needs, and the condition for a match.
+
+    A case matches the full-text query (websearch syntax), or, for plain words, each word
+    appears as written or, if no case contains it and it has four letters or more, is close to
+    a word of the case (pg_trgm word similarity). A word some case contains is no typo:
+    "overheating" must not find "overhead". Stop words ("the") are ignored, as full-text search
+    does. Substring tests keep this cheap: the document vector is not recomputed per word.
+    """
+    from django.contrib.postgres.search import SearchQuery, TrigramWordSimilarity
+
+    query = SearchQuery(text[:1000], search_type="websearch", config="english")
     matches = Q(search_document=query)
-    all_words = list(dict.fromkeys(words(text)[:MAX_QUERY_WORDS]))
-    typo_words = [w for w in all_words if len(w) >= 4]
-    if not typo_words or _WEBSEARCH_SYNTAX.search(text):
-        score = Coalesce(F("search_rank"), Value(0.0), output_field=FloatField())
-        return queryset.annotate(search_score=score), matches
-    # Typo tolerance: each word appears as written, or, if no case contains it and it is long
-    # enough to judge, is close to a word of the case (pg_trgm word similarity). A word some
-    # case contains is no typo: "overheating" must not find "overhead". Stop words ("the")
-    # are ignored, as full-text search does. Substring tests keep this cheap: the document
-    # vector is not recomputed per word.
-    closeness = []
-    word_matches: list[Q] = []
-    for index, word in enumerate(all_words):
-        stem = _stem(singular(word))  # "overheating" also appears as "overheated"
-        appears = (
-            Q(title__icontains=stem) | Q(summary__icontains=stem) | Q(detection__icontains=stem)
-        )
-        stop = Func(
-            SearchQuery(word, config="english"), function="numnode", output_field=IntegerField()
-        )
-        queryset = queryset.annotate(**{f"search_stop_{index}": stop})
-        condition = appears | Q(**{f"search_stop_{index}": 0})
-        if word in typo_words:
-            fields = {
-                f"search_{column}_{index}": TrigramWordSimilarity(word, column)
-                for column in FIELD_WEIGHTS
-            }
-            queryset = queryset.annotate(**fields).annotate(
-                **{
-                    f"search_close_{index}": Greatest(*[F(name) for name in fields]),
-                    f"search_known_{index}": Exists(Case.objects.filter(appears)),
+    # Annotations go in two calls: each annotate() clones and re-resolves the whole query,
+    # which cost more than the database work for an eight-word sentence.
+    first: dict[str, Any] = {"search_document": _document()}
+    second: dict[str, Any] = {}
+    typo_words = _typo_words(text)
+    if typo_words:
+        word_matches: list[Q] = []
+        for index, word in enumerate(dict.fromkeys(words(text)[:MAX_QUERY_WORDS])):
+            stem = _stem(singular(word))  # "overheating" also appears as "overheated"
+            appears = (
+                Q(title__icontains=stem) | Q(summary__icontains=stem) | Q(detection__icontains=stem)
+            )
+            first[f"search_stop_{index}"] = Func(
+                SearchQuery(word, config="english"), function="numnode", output_field=IntegerField()
+            )
+            condition = appears | Q(**{f"search_stop_{index}": 0})
+            if word in typo_words:
+                fields = {
+                    f"search_{column}_{index}": TrigramWordSimilarity(word, column)
+                    for column in FIELD_WEIGHTS
                 }
-            )
-            condition |= Q(
-                **{f"search_known_{index}": False, f"search_close_{index}__gte": TYPO_SIMILARITY}
-            )
-            # Closeness weighted like the full-text fields (title over summary over detection).
-            closeness.append(
-                Greatest(
-                    *[
-                        F(name) * Value(w)
-                        for name, w in zip(fields, FIELD_WEIGHTS.values(), strict=True)
-                    ]
+                first.update(fields)
+                first[f"search_known_{index}"] = Exists(Case.objects.filter(appears))
+                second[f"search_close_{index}"] = Greatest(*[F(name) for name in fields])
+                condition |= Q(
+                    **{
+                        f"search_known_{index}": False,
+                        f"search_close_{index}__gte": TYPO_SIMILARITY,
+                    }
                 )
-            )
-        word_matches.append(condition)
-    matches |= functools.reduce(operator.and_, word_matches)
-    total: Any = closeness[0]
-    for part in closeness[1:]:
-        total = total + part
-    # Full-text matches first (their rank is at least ~0.06); typo matches by closeness.
-    score = Coalesce(F("search_rank"), Value(0.0)) + total * Value(0.01 / len(closeness))
-    return queryset.annotate(search_score=score), matches
+            word_matches.append(condition)
+        matches |= functools.reduce(operator.and_, word_matches)
+    queryset = queryset.annotate(**first)
+    if second:
+        queryset = queryset.annotate(**second)
+    return queryset, matches
 
 
 def _fallback_search(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
