@@ -22,9 +22,8 @@ from incidents.vocabulary import FACETS
 
 FACET_PARAMS = [param for _facet, param, _label in FACETS]
 FACET_OF_PARAM = {param: facet for facet, param, _label in FACETS}
-SENTENCE_PARAM = (
-    "words"  # the sentence remaining suggestions come from, once q was turned into filters
-)
+# The sentence the remaining suggestions come from, once `q` was turned into filters.
+SENTENCE_PARAM = "words"
 
 
 @dataclass(frozen=True)
