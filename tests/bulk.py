@@ -17,7 +17,7 @@ from incidents.models import (
 from incidents.services import refresh_implied_links
 
 
-def add_cases(count: int, *, prefix: str = "bulk") -> list[Case]:
+def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]:
     """Add `count` cases, each tagged with three values (leaves and parents), a source, a cost and
     a remediation, so that every kind of row a page reads grows with the number of cases."""
     values = list(FacetValue.objects.order_by("id"))
@@ -29,7 +29,7 @@ def add_cases(count: int, *, prefix: str = "bulk") -> list[Case]:
             summary="Synthetic case for query counting.",
             period_start=dt.date(2020, 1, 1) + dt.timedelta(days=i % 1500),
         )
-        for i in range(count)
+        for i in range(start, start + count)
     )
     CaseFacetLink.objects.bulk_create(
         CaseFacetLink(case=case, value=values[(i + k * 7) % len(values)], direct=True)

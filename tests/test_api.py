@@ -7,6 +7,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from tests.bulk import add_cases
+
 pytestmark = pytest.mark.django_db
 
 
@@ -82,9 +84,7 @@ def test_openapi_schema_is_served(client: Client) -> None:
 def test_list_query_count_is_constant(client: Client, small_library: None) -> None:
     with CaptureQueriesContext(connection) as three:
         client.get("/api/cases/")
-    from tests.test_filters import _add_cases
-
-    _add_cases(200)
+    add_cases(200)
     with CaptureQueriesContext(connection) as many:
         client.get("/api/cases/")
     assert len(many.captured_queries) == len(three.captured_queries)

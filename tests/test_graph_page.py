@@ -7,6 +7,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from tests.bulk import add_cases
+
 pytestmark = pytest.mark.django_db
 
 
@@ -58,11 +60,9 @@ def test_graph_page_works_without_javascript(client: Client, small_library: None
 
 
 def test_graph_query_count_is_constant(client: Client, small_library: None) -> None:
-    from tests.test_filters import _add_cases
-
     with CaptureQueriesContext(connection) as few:
         client.get("/graph/data.json")
-    _add_cases(300)
+    add_cases(300)
     with CaptureQueriesContext(connection) as many:
         client.get("/graph/data.json")
     assert len(many.captured_queries) == len(few.captured_queries)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from html import unescape
 
@@ -12,8 +11,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from incidents.models import Case, CaseFacetLink, FacetValue
-from incidents.services import load_library, refresh_implied_links
+from incidents.services import load_library
+from tests.bulk import add_cases
 
 pytestmark = pytest.mark.django_db
 
@@ -177,27 +176,8 @@ def test_the_live_region_announces_the_count(client: Client, small_library: None
     assert "2 cases for “memory”" in _text(html)
 
 
-def _add_cases(count: int, start: int = 0) -> None:
-    values = list(FacetValue.objects.filter(parent__isnull=True))
-    cases = Case.objects.bulk_create(
-        Case(
-            slug=f"bulk-{i}",
-            title=f"Bulk case {i}",
-            summary="Synthetic case for paging.",
-            period_start=dt.date(2010, 1, 1) + dt.timedelta(days=i),
-        )
-        for i in range(start, start + count)
-    )
-    CaseFacetLink.objects.bulk_create(
-        CaseFacetLink(case=case, value=values[(i + k) % len(values)], direct=True)
-        for i, case in enumerate(cases)
-        for k in range(3)
-    )
-    refresh_implied_links()
-
-
 def test_pagination_keeps_the_filters(client: Client, small_library: None) -> None:
-    _add_cases(40)
+    add_cases(40)
     html = _html(client, "/?q=synthetic")
     assert "1 to 20 of 40, best match first" in _text(html)
     assert 'href="?q=synthetic&amp;page=2" rel="next"' in html
@@ -220,9 +200,9 @@ def _queries(client: Client, url: str) -> int:
 def test_query_count_does_not_grow_with_the_number_of_cases(
     client: Client, small_library: None, url: str
 ) -> None:
-    _add_cases(10)
+    add_cases(10)
     small = _queries(client, url)
-    _add_cases(300, start=10)
+    add_cases(300, start=10)
     assert _queries(client, url) == small
 
 
