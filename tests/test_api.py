@@ -88,3 +88,10 @@ def test_list_query_count_is_constant(client: Client, small_library: None) -> No
     with CaptureQueriesContext(connection) as many:
         client.get("/api/cases/")
     assert len(many.captured_queries) == len(three.captured_queries)
+
+
+def test_api_docs_are_served_from_this_origin(client: Client) -> None:
+    page = client.get("/api/docs/").content.decode()
+    assert "swagger-ui" in page
+    assert "cdn" not in page.lower()
+    assert "//unpkg" not in page and "jsdelivr" not in page
