@@ -6,209 +6,53 @@ so an editor sees all mistakes of a change at once. See fixtures/README.md for t
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 
-from incidents.models import CaseKind, CostMetric, DatePrecision, Facet, Setting, SourceKind
+from incidents.models import Facet
+from incidents.services.case_fields import FieldReader, case_entry, read_case_mapping
+from incidents.services.library_entries import (
+    CASE_KEYS,
+    FACET_FIELDS,
+    SHARED_KINDS,
+    SLUG_RE,
+    CaseEntry,
+    CostEntry,
+    FigureEntry,
+    ItemRef,
+    LibraryData,
+    LibraryError,
+    PeriodPoint,
+    Problem,
+    SharedEntry,
+    SourceEntry,
+    VocabularyEntry,
+)
 from incidents.text import spelling_key
 
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-SHARED_KINDS = ("remediations", "action_items", "lessons")
-FACET_FIELDS: dict[str, str] = {
-    "root_causes": Facet.ROOT_CAUSE,
-    "components": Facet.COMPONENT,
-    "symptoms": Facet.SYMPTOM,
-    "contributing_factors": Facet.CONTRIBUTING_FACTOR,
-    "organisations": Facet.ORGANISATION,
-}
-CASE_KEYS = {
-    "title", "kind", "setting", "period", "published", "summary", "detection", "key_figures", "cost",
-    "sources", *FACET_FIELDS, *SHARED_KINDS,
-}  # fmt: skip
-_url_validator = URLValidator(schemes=["http", "https"])
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong in a library file."""
-
-    file: str
-    entry: str | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        parts = [self.file]
-        if self.entry:
-            parts.append(self.entry)
-        if self.field:
-            parts.append(f"field '{self.field}'")
-        return ": ".join(parts) + f": {self.message}"
-
-
-class LibraryError(Exception):
-    """The library files (or their fit with the database) are invalid; nothing was written."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
-
-
-@dataclass(frozen=True)
-class VocabularyEntry:
-    facet: str
-    slug: str
-    name: str
-    description: str
-    parent: str | None
-    aliases: tuple[str, ...]
-    file: str
-
-
-@dataclass(frozen=True)
-class SharedEntry:
-    kind: str  # one of SHARED_KINDS
-    slug: str
-    text: str
-    file: str
-
-
-@dataclass(frozen=True)
-class ItemRef:
-    slug: str
-    wording: str
-
-
-@dataclass(frozen=True)
-class FigureEntry:
-    value: float
-    unit: str
-    measures: str
-    source_url: str
-
-
-@dataclass(frozen=True)
-class CostEntry:
-    metric: str
-    value: float
-    note: str
-    source_url: str
-
-
-@dataclass(frozen=True)
-class SourceEntry:
-    url: str
-    kind: str
-    title: str
-    archived_url: str
-
-
-@dataclass(frozen=True)
-class PeriodPoint:
-    date: dt.date
-    precision: str
-
-
-@dataclass
-class CaseEntry:
-    slug: str
-    file: str
-    title: str
-    summary: str
-    detection: str
-    kind: str
-    setting: str
-    period_start: PeriodPoint | None
-    period_end: PeriodPoint | None
-    published: PeriodPoint | None
-    facets: dict[str, list[str]]  # facet -> slugs, in file order
-    items: dict[str, list[ItemRef]]  # shared kind -> refs, in file order
-    key_figures: list[FigureEntry]
-    costs: list[CostEntry]
-    sources: list[SourceEntry]
-
-
-@dataclass
-class LibraryData:
-    """Everything read from the files, validated on its own (references not yet resolved)."""
-
-    vocabulary: list[VocabularyEntry] = field(default_factory=list)
-    shared: list[SharedEntry] = field(default_factory=list)
-    cases: list[CaseEntry] = field(default_factory=list)
-
-
-class _Collector:
-    """Collects problems for one file and entry."""
-
-    def __init__(self, problems: list[Problem], file: str, entry: str | None) -> None:
-        self.problems, self.file, self.entry = problems, file, entry
-
-    def add(self, fieldname: str | None, message: str) -> None:
-        self.problems.append(Problem(self.file, self.entry, fieldname, message))
-
-    def text(self, data: dict[str, Any], key: str, *, required: bool, max_len: int = 0) -> str:
-        value = data.get(key)
-        if value is None or (isinstance(value, str) and not value.strip()):
-            if required:
-                self.add(key, "is required")
-            return ""
-        if not isinstance(value, str):
-            self.add(key, f"must be text, not {type(value).__name__}")
-            return ""
-        value = " ".join(value.split()) if "\n" not in value.strip() else value.strip()
-        if max_len and len(value) > max_len:
-            self.add(key, f"is {len(value)} characters long; at most {max_len} allowed")
-        return value
-
-    def choice(self, data: dict[str, Any], key: str, choices: Iterable[str], default: str) -> str:
-        value = data.get(key, default)
-        allowed = list(choices)
-        if value not in allowed:
-            self.add(key, f"{value!r} is not one of {', '.join(allowed)}")
-            return default
-        return str(value)
-
-    def url(self, value: Any, fieldname: str, *, required: bool = True) -> str:
-        if value is None or value == "":
-            if required:
-                self.add(fieldname, "is required")
-            return ""
-        if not isinstance(value, str):
-            self.add(fieldname, f"must be a URL, not {type(value).__name__}")
-            return ""
-        try:
-            _url_validator(value)
-        except ValidationError:
-            self.add(fieldname, f"{value!r} is not a valid http(s) URL")
-            return ""
-        return value
-
-    def slug(self, value: Any, fieldname: str) -> str:
-        if not isinstance(value, str) or not SLUG_RE.match(value):
-            self.add(fieldname, f"{value!r} is not a slug (lower-case letters, digits, hyphens)")
-            return ""
-        return value
-
-    def number(self, value: Any, fieldname: str) -> float | None:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            self.add(fieldname, f"{value!r} is not a number")
-            return None
-        if value < 0:
-            self.add(fieldname, f"{value!r} is negative")
-            return None
-        return float(value)
-
-    def unknown_keys(self, data: dict[str, Any], allowed: Iterable[str], prefix: str = "") -> None:
-        for key in sorted(set(data) - set(allowed), key=str):
-            self.add(f"{prefix}{key}", "is not a known field")
+__all__ = [
+    "CASE_KEYS",
+    "FACET_FIELDS",
+    "SHARED_KINDS",
+    "SLUG_RE",
+    "CaseEntry",
+    "CostEntry",
+    "FigureEntry",
+    "ItemRef",
+    "LibraryData",
+    "LibraryError",
+    "PeriodPoint",
+    "Problem",
+    "SharedEntry",
+    "SourceEntry",
+    "VocabularyEntry",
+    "library_files",
+    "read_case_mapping",
+    "read_library",
+]
 
 
 def _load_yaml(path: Path, problems: list[Problem], display: str) -> Any:
@@ -308,7 +152,7 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
         return
     for index, item in enumerate(raw):
         label = f"value {item.get('slug', f'#{index + 1}')!r}" if isinstance(item, dict) else None
-        c = _Collector(problems, display, label or f"entry #{index + 1}")
+        c = FieldReader(problems, display, label or f"entry #{index + 1}")
         if not isinstance(item, dict):
             c.add(None, "must be a mapping with slug, name, description, parent, aliases")
             continue
@@ -354,7 +198,7 @@ def _read_shared(path: Path, display: str, data: LibraryData, problems: list[Pro
         return
     for index, item in enumerate(raw):
         label = f"entry {item.get('slug', f'#{index + 1}')!r}" if isinstance(item, dict) else None
-        c = _Collector(problems, display, label or f"entry #{index + 1}")
+        c = FieldReader(problems, display, label or f"entry #{index + 1}")
         if not isinstance(item, dict):
             c.add(None, "must be a mapping with slug and text")
             continue
@@ -367,7 +211,7 @@ def _read_shared(path: Path, display: str, data: LibraryData, problems: list[Pro
 
 def _read_case(path: Path, display: str, data: LibraryData, problems: list[Problem]) -> None:
     slug = path.stem
-    c = _Collector(problems, display, f"case '{slug}'")
+    c = FieldReader(problems, display, f"case '{slug}'")
     if not SLUG_RE.match(slug):
         c.add(None, "the file name must be the case slug (lower-case letters, digits, hyphens)")
         return
@@ -379,210 +223,7 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
     if not isinstance(raw, dict):
         c.add(None, "must be a YAML mapping of fields")
         return
-    data.cases.append(_case_entry(c, slug, display, raw))
-
-
-def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEntry:
-    """Validate one case given as a mapping in the case-file format (say, built from a web form)
-    with exactly the rules of a case file; raise LibraryError listing every problem."""
-    problems: list[Problem] = []
-    c = _Collector(problems, display, f"case '{slug}'")
-    if not SLUG_RE.match(slug):
-        c.add("slug", f"{slug!r} is not a slug (lower-case letters, digits, hyphens)")
-    entry = _case_entry(c, slug, display, raw)
-    if problems:
-        raise LibraryError(problems)
-    return entry
-
-
-def _case_entry(c: _Collector, slug: str, display: str, raw: dict[str, Any]) -> CaseEntry:
-    c.unknown_keys(raw, CASE_KEYS)
-    sources = _read_sources(c, raw.get("sources"))
-    source_urls = {s.url for s in sources}
-    period = raw.get("period")
-    start = end = published = None
-    if raw.get("published") is not None:
-        published = _read_period_point(c, raw.get("published"), "published")
-    if period is None:
-        pass  # No source states when it happened; the case sorts by `published`, or last.
-    elif not isinstance(period, dict) or "start" not in period:
-        c.add("period.start", "is required (YYYY, YYYY-MM or YYYY-MM-DD)")
-    else:
-        c.unknown_keys(period, {"start", "end"}, prefix="period.")
-        start = _read_period_point(c, period.get("start"), "period.start")
-        if period.get("end") is not None:
-            end = _read_period_point(c, period.get("end"), "period.end")
-        if start and end and end.date < start.date:
-            c.add("period.end", f"{end.date} is before the start {start.date}")
-    facets: dict[str, list[str]] = {}
-    for key, facet in FACET_FIELDS.items():
-        facets[facet] = _read_slug_list(c, raw.get(key), key)
-    if not facets[Facet.ORGANISATION]:
-        c.add("organisations", "is required (at least one organisation slug)")
-    items = {kind: _read_item_refs(c, raw.get(kind), kind) for kind in SHARED_KINDS}
-    entry = CaseEntry(
-        slug=slug,
-        file=display,
-        title=c.text(raw, "title", required=True, max_len=250),
-        summary=c.text(raw, "summary", required=True),
-        detection=c.text(raw, "detection", required=False),
-        kind=c.choice(raw, "kind", CaseKind.values, CaseKind.INCIDENT),
-        setting=c.choice(raw, "setting", Setting.values, Setting.TRAINING),
-        period_start=start,
-        period_end=end,
-        published=published,
-        facets=facets,
-        items=items,
-        key_figures=_read_figures(c, raw.get("key_figures"), source_urls),
-        costs=_read_costs(c, raw.get("cost"), source_urls),
-        sources=sources,
-    )
-    return entry
-
-
-def _read_period_point(c: _Collector, value: Any, fieldname: str) -> PeriodPoint | None:
-    if isinstance(value, dt.datetime):
-        value = value.date()
-    if isinstance(value, dt.date):
-        return PeriodPoint(value, DatePrecision.DAY)
-    text = str(value) if isinstance(value, int | str) else ""
-    match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", text)
-    if match:
-        year, month, day = match.groups()
-        try:
-            date = dt.date(int(year), int(month or 1), int(day or 1))
-        except ValueError as exc:
-            c.add(fieldname, f"{text!r} is not a real date ({exc})")
-            return None
-        precision = (
-            DatePrecision.DAY if day else DatePrecision.MONTH if month else DatePrecision.YEAR
-        )
-        return PeriodPoint(date, precision)
-    c.add(fieldname, f"{value!r} is not YYYY, YYYY-MM or YYYY-MM-DD")
-    return None
-
-
-def _read_slug_list(c: _Collector, value: Any, fieldname: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add(fieldname, "must be a list of slugs")
-        return []
-    slugs: list[str] = []
-    for index, item in enumerate(value):
-        slug = c.slug(item, f"{fieldname}[{index}]")
-        if slug in slugs:
-            c.add(f"{fieldname}[{index}]", f"{slug!r} is listed twice")
-        elif slug:
-            slugs.append(slug)
-    return slugs
-
-
-def _read_item_refs(c: _Collector, value: Any, fieldname: str) -> list[ItemRef]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add(fieldname, "must be a list of {ref, wording} entries")
-        return []
-    refs: list[ItemRef] = []
-    for index, item in enumerate(value):
-        where = f"{fieldname}[{index}]"
-        if isinstance(item, str):
-            item = {"ref": item}
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with ref and optional wording")
-            continue
-        c.unknown_keys(item, {"ref", "wording"}, prefix=f"{where}.")
-        slug = c.slug(item.get("ref"), f"{where}.ref")
-        wording = c.text(item, "wording", required=False)
-        if slug and any(r.slug == slug for r in refs):
-            c.add(f"{where}.ref", f"{slug!r} is listed twice")
-        elif slug:
-            refs.append(ItemRef(slug, wording))
-    return refs
-
-
-def _read_sources(c: _Collector, value: Any) -> list[SourceEntry]:
-    if not isinstance(value, list) or not value:
-        c.add("sources", "is required (a list of at least one source with a url)")
-        return []
-    sources: list[SourceEntry] = []
-    for index, item in enumerate(value):
-        where = f"sources[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with url, kind, title, archived_url")
-            continue
-        c.unknown_keys(item, {"url", "kind", "title", "archived_url"}, prefix=f"{where}.")
-        url = c.url(item.get("url"), f"{where}.url")
-        kind = item.get("kind", SourceKind.PRIMARY)
-        if kind not in SourceKind.values:
-            c.add(f"{where}.kind", f"{kind!r} is not one of {', '.join(SourceKind.values)}")
-            kind = SourceKind.PRIMARY
-        title = c.text(item, "title", required=False, max_len=300)
-        archived = c.url(item.get("archived_url"), f"{where}.archived_url", required=False)
-        if url and any(s.url == url for s in sources):
-            c.add(f"{where}.url", f"{url!r} is listed twice")
-        elif url:
-            sources.append(SourceEntry(url, str(kind), title, archived))
-    return sources
-
-
-def _read_figures(c: _Collector, value: Any, source_urls: set[str]) -> list[FigureEntry]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add("key_figures", "must be a list of {value, unit, measures, source}")
-        return []
-    figures: list[FigureEntry] = []
-    for index, item in enumerate(value):
-        where = f"key_figures[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with value, unit, measures, source")
-            continue
-        c.unknown_keys(item, {"value", "unit", "measures", "source"}, prefix=f"{where}.")
-        number = c.number(item.get("value"), f"{where}.value")
-        measures = c.text(item, "measures", required=True, max_len=300)
-        unit = item.get("unit") or ""
-        if not isinstance(unit, str):
-            c.add(f"{where}.unit", f"must be text, not {type(unit).__name__}")
-            unit = ""
-        source = _figure_source(c, item.get("source"), f"{where}.source", source_urls)
-        if number is not None and measures and source:
-            figures.append(FigureEntry(number, unit, measures, source))
-    return figures
-
-
-def _read_costs(c: _Collector, value: Any, source_urls: set[str]) -> list[CostEntry]:
-    if value is None:
-        return []
-    if not isinstance(value, dict):
-        c.add("cost", f"must be a mapping with any of {', '.join(CostMetric.values)}")
-        return []
-    c.unknown_keys(value, CostMetric.values, prefix="cost.")
-    costs: list[CostEntry] = []
-    for metric in CostMetric.values:
-        item = value.get(metric)
-        if item is None:
-            continue
-        where = f"cost.{metric}"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with value, source and optional note")
-            continue
-        c.unknown_keys(item, {"value", "source", "note"}, prefix=f"{where}.")
-        number = c.number(item.get("value"), f"{where}.value")
-        note = c.text(item, "note", required=False, max_len=300)
-        source = _figure_source(c, item.get("source"), f"{where}.source", source_urls)
-        if number is not None and source:
-            costs.append(CostEntry(metric, number, note, source))
-    return costs
-
-
-def _figure_source(c: _Collector, value: Any, fieldname: str, source_urls: set[str]) -> str:
-    url = c.url(value, fieldname)
-    if url and url not in source_urls:
-        c.add(fieldname, f"{url!r} is not one of the case's sources")
-        return ""
-    return url
+    data.cases.append(case_entry(c, slug, display, raw))
 
 
 def _check_duplicates(data: LibraryData, problems: list[Problem]) -> None:

@@ -1,0 +1,132 @@
+"""The library's entries as plain data, and the errors that name what is wrong in them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+
+from incidents.models import Facet
+
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SHARED_KINDS = ("remediations", "action_items", "lessons")
+FACET_FIELDS: dict[str, str] = {
+    "root_causes": Facet.ROOT_CAUSE,
+    "components": Facet.COMPONENT,
+    "symptoms": Facet.SYMPTOM,
+    "contributing_factors": Facet.CONTRIBUTING_FACTOR,
+    "organisations": Facet.ORGANISATION,
+}
+CASE_KEYS = {
+    "title", "kind", "setting", "period", "published", "summary", "detection", "key_figures", "cost",
+    "sources", *FACET_FIELDS, *SHARED_KINDS,
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a library file."""
+
+    file: str
+    entry: str | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.entry:
+            parts.append(self.entry)
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        return ": ".join(parts) + f": {self.message}"
+
+
+class LibraryError(Exception):
+    """The library files (or their fit with the database) are invalid; nothing was written."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass(frozen=True)
+class VocabularyEntry:
+    facet: str
+    slug: str
+    name: str
+    description: str
+    parent: str | None
+    aliases: tuple[str, ...]
+    file: str
+
+
+@dataclass(frozen=True)
+class SharedEntry:
+    kind: str  # one of SHARED_KINDS
+    slug: str
+    text: str
+    file: str
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    slug: str
+    wording: str
+
+
+@dataclass(frozen=True)
+class FigureEntry:
+    value: float
+    unit: str
+    measures: str
+    source_url: str
+
+
+@dataclass(frozen=True)
+class CostEntry:
+    metric: str
+    value: float
+    note: str
+    source_url: str
+
+
+@dataclass(frozen=True)
+class SourceEntry:
+    url: str
+    kind: str
+    title: str
+    archived_url: str
+
+
+@dataclass(frozen=True)
+class PeriodPoint:
+    date: dt.date
+    precision: str
+
+
+@dataclass
+class CaseEntry:
+    slug: str
+    file: str
+    title: str
+    summary: str
+    detection: str
+    kind: str
+    setting: str
+    period_start: PeriodPoint | None
+    period_end: PeriodPoint | None
+    published: PeriodPoint | None
+    facets: dict[str, list[str]]  # facet -> slugs, in file order
+    items: dict[str, list[ItemRef]]  # shared kind -> refs, in file order
+    key_figures: list[FigureEntry]
+    costs: list[CostEntry]
+    sources: list[SourceEntry]
+
+
+@dataclass
+class LibraryData:
+    """Everything read from the files, validated on its own (references not yet resolved)."""
+
+    vocabulary: list[VocabularyEntry] = field(default_factory=list)
+    shared: list[SharedEntry] = field(default_factory=list)
+    cases: list[CaseEntry] = field(default_factory=list)
