@@ -273,7 +273,7 @@ CHECKS = [
         cases=(
             "meta-rsc-reliability-study",
             "acme-seren-kalos-pretraining-failures",
-            "meta-opt175b-cloud-cluster-deletion",
+            "meta-opt175b-hardware-restarts",
             "bytedance-byterobust-failure-characterization",
         ),
         references=(
