@@ -6,10 +6,10 @@ check is a few lines over ready-made lists.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from .kinds import KINDS
@@ -161,11 +161,24 @@ class Workload:
     training: bool = True  # a training job (not e.g. an inference Deployment)
 
 
+@dataclass(frozen=True)
+class Malformed:
+    """An object a check needed but could not read (say, ``replicas: "two"``)."""
+
+    key: str
+    resource: Resource
+    error: str
+
+
 class Context:
     """The snapshot and derived views, handed to every check function."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
+        # Objects whose pod templates could not be read; filled when workloads are first built.
+        self.malformed: list[Malformed] = []
+        # Set when a check reads the workloads, so the engine knows whose view they limited.
+        self.workloads_read = False
 
     def items(self, key: str) -> list[Obj]:
         return self.snapshot.items(key)
@@ -224,10 +237,12 @@ class Context:
 
     def workloads(self) -> list[Workload]:
         """Active GPU workloads: training-job templates, Jobs, and pods no listed owner explains."""
+        self.workloads_read = True
         return self._workloads
 
     def training_workloads(self) -> list[Workload]:
         """The GPU workloads that are training jobs (checkpointing applies to them)."""
+        self.workloads_read = True
         return [w for w in self._workloads if w.training]
 
     def is_training_pod(self, pod: Obj) -> bool:
@@ -243,39 +258,60 @@ class Context:
         return [w for w in self._iter_workloads() if spec_gpus(w.spec) > 0]
 
     def _iter_workloads(self) -> Iterator[Workload]:
-        for job in self.items("jobs.batch"):
-            if is_finished(job) or owner_key(job) == ("jobset.x-k8s.io", "JobSet"):
+        for key, obj, read in self._workload_sources():
+            try:
+                found = list(read())
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                # One odd object must not blind a check to every other object.
+                self.malformed.append(
+                    Malformed(key, self.ref(key, obj), f"{type(exc).__name__}: {exc}")
+                )
                 continue
-            spec = job.get("spec") or {}
-            yield self._template("jobs.batch", job, spec.get("template"), "spec.template",
-                                 int(spec.get("parallelism") or 1))  # fmt: skip
+            yield from found
+        yield from self._standalone_pods()
+
+    def _workload_sources(self) -> Iterator[tuple[str, Obj, Callable[[], Iterable[Workload]]]]:
+        """(kind, object, reader of its workloads) for every active object with pod templates."""
+        for job in self.items("jobs.batch"):
+            if not (is_finished(job) or owner_key(job) == ("jobset.x-k8s.io", "JobSet")):
+                yield "jobs.batch", job, partial(self._job_workloads, job)
         for key, field in (
             ("pytorchjobs.kubeflow.org", "pytorchReplicaSpecs"),
             ("mpijobs.kubeflow.org", "mpiReplicaSpecs"),
         ):
             for job in self.items(key):
-                if is_finished(job):
-                    continue
-                for role, rs in sorted(((job.get("spec") or {}).get(field) or {}).items()):
-                    path = f"spec.{field}.{role}.template"
-                    yield self._template(key, job, rs.get("template"), path, rs.get("replicas", 1))
+                if not is_finished(job):
+                    yield key, job, partial(self._replica_workloads, key, field, job)
         for js in self.items("jobsets.jobset.x-k8s.io"):
-            if is_finished(js):
-                continue
-            for i, rj in enumerate((js.get("spec") or {}).get("replicatedJobs") or []):
-                jspec = (rj.get("template") or {}).get("spec") or {}
-                path = f"spec.replicatedJobs[{i}].template.spec.template"
-                count = int(rj.get("replicas") or 1) * int(jspec.get("parallelism") or 1)
-                yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path,
-                                     count)  # fmt: skip
+            if not is_finished(js):
+                yield "jobsets.jobset.x-k8s.io", js, partial(self._jobset_workloads, js)
         for vj in self.items("jobs.batch.volcano.sh"):
-            if is_finished(vj):
-                continue
-            for i, task in enumerate((vj.get("spec") or {}).get("tasks") or []):
-                path = f"spec.tasks[{i}].template"
-                yield self._template("jobs.batch.volcano.sh", vj, task.get("template"), path,
-                                     task.get("replicas", 1))  # fmt: skip
-        yield from self._standalone_pods()
+            if not is_finished(vj):
+                yield "jobs.batch.volcano.sh", vj, partial(self._volcano_workloads, vj)
+
+    def _job_workloads(self, job: Obj) -> Iterator[Workload]:
+        spec = job.get("spec") or {}
+        yield self._template("jobs.batch", job, spec.get("template"), "spec.template",
+                             int(spec.get("parallelism") or 1))  # fmt: skip
+
+    def _replica_workloads(self, key: str, field: str, job: Obj) -> Iterator[Workload]:
+        for role, rs in sorted(((job.get("spec") or {}).get(field) or {}).items()):
+            path = f"spec.{field}.{role}.template"
+            yield self._template(key, job, rs.get("template"), path, rs.get("replicas", 1))
+
+    def _jobset_workloads(self, js: Obj) -> Iterator[Workload]:
+        for i, rj in enumerate((js.get("spec") or {}).get("replicatedJobs") or []):
+            jspec = (rj.get("template") or {}).get("spec") or {}
+            path = f"spec.replicatedJobs[{i}].template.spec.template"
+            count = int(rj.get("replicas") or 1) * int(jspec.get("parallelism") or 1)
+            yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path,
+                                 count)  # fmt: skip
+
+    def _volcano_workloads(self, vj: Obj) -> Iterator[Workload]:
+        for i, task in enumerate((vj.get("spec") or {}).get("tasks") or []):
+            path = f"spec.tasks[{i}].template"
+            yield self._template("jobs.batch.volcano.sh", vj, task.get("template"), path,
+                                 task.get("replicas", 1))  # fmt: skip
 
     def _template(self, key: str, obj: Obj, tpl: Any, path: str, count: Any) -> Workload:
         tpl = tpl or {}

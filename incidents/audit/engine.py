@@ -58,6 +58,20 @@ def _gate(check: Check, snap: Snapshot) -> Result | None:
     return Result("not_evaluated", CLUSTER, f"could not list {kinds}", tuple(problems))
 
 
+def _unread_objects(check: Check, ctx: Context) -> list[Result]:
+    """A not_evaluated result for each object of the check's kinds whose spec could not be read."""
+    return [
+        Result(
+            "not_evaluated",
+            bad.resource,
+            f"could not read this object's pod templates: {bad.error}",
+            (Evidence("spec", "unreadable", "a valid pod template and replica count"),),
+        )
+        for bad in ctx.malformed
+        if bad.key in check.reads
+    ]
+
+
 def run_checks(checks: list[Check], snap: Snapshot) -> AuditResult:
     """Evaluate ``checks`` against ``snap``; every check yields at least one finding."""
     ctx = Context(snap)
@@ -67,6 +81,7 @@ def run_checks(checks: list[Check], snap: Snapshot) -> AuditResult:
         if gated is not None:
             results: list[Result] = [gated]
         else:
+            ctx.workloads_read = False
             try:
                 results = list(check.func(ctx))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -74,6 +89,8 @@ def run_checks(checks: list[Check], snap: Snapshot) -> AuditResult:
                 results = [Result("not_evaluated", CLUSTER, message)]
             if not results:
                 results = [Result("not_evaluated", CLUSTER, "check returned no result")]
+            if ctx.workloads_read:
+                results.extend(_unread_objects(check, ctx))
         findings.extend(
             Finding(check, r.status, r.resource, r.message, r.evidence) for r in results
         )

@@ -315,3 +315,20 @@ def test_a_check_that_cannot_read_odd_data_makes_the_audit_incomplete() -> None:
     assert finding.status == "not_evaluated"
     assert "replicas must be an int" in finding.message
     assert exit_code(result, "critical") == 3
+
+
+def test_one_unreadable_job_does_not_blind_a_check_to_the_others(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    snapshot = str(Path(__file__).parent / "data" / "malformed-pytorchjob.yaml")
+    code, out, _ = run(capsys, "audit", "--snapshot", snapshot, "--checks", "MEM-001",
+                       "--fail-on", "critical", "--format", "json")  # fmt: skip
+    findings = {
+        (f["status"], f["resource"]["kind"], f["resource"]["name"]): f
+        for f in json.loads(out)["findings"]
+    }
+    assert set(findings) == {("fail", "Pod", "notebook"), ("not_evaluated", "PyTorchJob", "odd")}
+    assert (
+        "invalid literal for int()" in findings[("not_evaluated", "PyTorchJob", "odd")]["message"]
+    )
+    assert code == 3  # no critical finding, but one object was not looked at
