@@ -22,7 +22,7 @@ from incidents.models import (
     Setting,
     SourceKind,
 )
-from incidents.services.library_files import FACET_FIELDS, Problem
+from incidents.services.library_entries import FACET_FIELDS, Problem
 from incidents.vocabulary import Vocabulary
 
 SOURCE_ROWS = 3

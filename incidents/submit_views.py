@@ -18,7 +18,7 @@ from django.shortcuts import redirect, render
 from incidents.models import Case
 from incidents.search import suggest_filters
 from incidents.services.case_submission import case_file_yaml, submit_case
-from incidents.services.library_files import FACET_FIELDS, LibraryError
+from incidents.services.library_entries import FACET_FIELDS, LibraryError
 from incidents.submit_forms import SubmitCaseForm
 from incidents.vocabulary import Vocabulary
 

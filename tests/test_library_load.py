@@ -260,3 +260,16 @@ def test_a_period_without_a_start_is_refused(library_copy: Path) -> None:
     with pytest.raises(LibraryError) as info:
         load_library([library_copy])
     assert "field 'period.start': is required" in str(info.value)
+
+
+def test_a_vocabulary_file_that_is_not_a_list_of_mappings_is_named(library_copy: Path) -> None:
+    (library_copy / "vocabulary" / "symptom.yaml").write_text(
+        "slug: nccl-timeout\nname: NCCL timeout\n"
+    )
+    (library_copy / "shared" / "lessons.yaml").write_text("- just a sentence\n")
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    message = str(info.value)
+    assert "vocabulary/symptom.yaml: must be a YAML list of value entries" in message
+    assert "shared/lessons.yaml: entry #1: must be a mapping with slug, text" in message
+    assert Case.objects.count() == 0

@@ -1,7 +1,8 @@
 """Writes: loading and validating the library, keeping derived rows in step."""
 
 from incidents.services.facet_links import refresh_implied_links
-from incidents.services.library_files import LibraryError, Problem, read_library
+from incidents.services.library_entries import LibraryError, Problem
+from incidents.services.library_files import read_library
 from incidents.services.library_load import LoadReport, load_library
 
 __all__ = [

@@ -14,12 +14,8 @@ import yaml
 from django.db import IntegrityError, transaction
 
 from incidents.models import Case
-from incidents.services.library_files import (
-    LibraryData,
-    LibraryError,
-    Problem,
-    read_case_mapping,
-)
+from incidents.services.case_fields import read_case_mapping
+from incidents.services.library_entries import LibraryData, LibraryError, Problem
 from incidents.services.library_load import load_entries
 
 SUBMISSION = "submission"

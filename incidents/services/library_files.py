@@ -13,46 +13,18 @@ from typing import Any
 import yaml
 
 from incidents.models import Facet
-from incidents.services.case_fields import FieldReader, case_entry, read_case_mapping
+from incidents.services.case_fields import FieldReader, case_entry
 from incidents.services.library_entries import (
-    CASE_KEYS,
-    FACET_FIELDS,
     SHARED_KINDS,
     SLUG_RE,
     CaseEntry,
-    CostEntry,
-    FigureEntry,
-    ItemRef,
     LibraryData,
     LibraryError,
-    PeriodPoint,
     Problem,
     SharedEntry,
-    SourceEntry,
     VocabularyEntry,
 )
 from incidents.text import spelling_key
-
-__all__ = [
-    "CASE_KEYS",
-    "FACET_FIELDS",
-    "SHARED_KINDS",
-    "SLUG_RE",
-    "CaseEntry",
-    "CostEntry",
-    "FigureEntry",
-    "ItemRef",
-    "LibraryData",
-    "LibraryError",
-    "PeriodPoint",
-    "Problem",
-    "SharedEntry",
-    "SourceEntry",
-    "VocabularyEntry",
-    "library_files",
-    "read_case_mapping",
-    "read_library",
-]
 
 
 def _load_yaml(path: Path, problems: list[Problem], display: str) -> Any:
@@ -135,6 +107,26 @@ def _facet_of(path: Path) -> str | None:
     return None
 
 
+def _mapping_entries(
+    path: Path, display: str, problems: list[Problem], *, noun: str, keys: set[str]
+) -> Iterator[tuple[FieldReader, dict[str, Any]]]:
+    """Each mapping of a YAML list file with a reader for its fields; other shapes are problems."""
+    raw = _load_yaml(path, problems, display)
+    if raw is None:
+        return
+    if not isinstance(raw, list):
+        problems.append(Problem(display, None, None, f"must be a YAML list of {noun} entries"))
+        return
+    for index, item in enumerate(raw):
+        label = f"{noun} {item.get('slug', f'#{index + 1}')!r}" if isinstance(item, dict) else None
+        c = FieldReader(problems, display, label or f"entry #{index + 1}")
+        if not isinstance(item, dict):
+            c.add(None, f"must be a mapping with {', '.join(sorted(keys))}")
+            continue
+        c.unknown_keys(item, keys)
+        yield c, item
+
+
 def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list[Problem]) -> None:
     facet = _facet_of(path)
     if facet is None:
@@ -144,19 +136,8 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
             )
         )
         return
-    raw = _load_yaml(path, problems, display)
-    if raw is None:
-        return
-    if not isinstance(raw, list):
-        problems.append(Problem(display, None, None, "must be a YAML list of values"))
-        return
-    for index, item in enumerate(raw):
-        label = f"value {item.get('slug', f'#{index + 1}')!r}" if isinstance(item, dict) else None
-        c = FieldReader(problems, display, label or f"entry #{index + 1}")
-        if not isinstance(item, dict):
-            c.add(None, "must be a mapping with slug, name, description, parent, aliases")
-            continue
-        c.unknown_keys(item, {"slug", "name", "description", "parent", "aliases"})
+    keys = {"slug", "name", "description", "parent", "aliases"}
+    for c, item in _mapping_entries(path, display, problems, noun="value", keys=keys):
         slug = c.slug(item.get("slug"), "slug")
         name = c.text(item, "name", required=True, max_len=150)
         description = c.text(item, "description", required=False)
@@ -190,19 +171,7 @@ def _read_shared(path: Path, display: str, data: LibraryData, problems: list[Pro
             )
         )
         return
-    raw = _load_yaml(path, problems, display)
-    if raw is None:
-        return
-    if not isinstance(raw, list):
-        problems.append(Problem(display, None, None, "must be a YAML list of entries"))
-        return
-    for index, item in enumerate(raw):
-        label = f"entry {item.get('slug', f'#{index + 1}')!r}" if isinstance(item, dict) else None
-        c = FieldReader(problems, display, label or f"entry #{index + 1}")
-        if not isinstance(item, dict):
-            c.add(None, "must be a mapping with slug and text")
-            continue
-        c.unknown_keys(item, {"slug", "text"})
+    for c, item in _mapping_entries(path, display, problems, noun="entry", keys={"slug", "text"}):
         slug = c.slug(item.get("slug"), "slug")
         text = c.text(item, "text", required=True)
         if slug and text:

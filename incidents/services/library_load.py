@@ -26,7 +26,7 @@ from incidents.models import (
     Source,
 )
 from incidents.services.facet_links import refresh_implied_links
-from incidents.services.library_files import (
+from incidents.services.library_entries import (
     FACET_FIELDS,
     CaseEntry,
     LibraryData,
@@ -34,8 +34,8 @@ from incidents.services.library_files import (
     Problem,
     SharedEntry,
     VocabularyEntry,
-    read_library,
 )
+from incidents.services.library_files import read_library
 from incidents.text import spelling_key
 
 # The three shared kinds share one shape; typed loosely so one loop can serve them all.
