@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .checks import ALL_CHECKS, REGISTRY, select
-from .engine import AuditResult, needed_kinds, run_checks
+from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
 from .model import SEVERITIES, Check
@@ -28,7 +28,7 @@ from .report import (
     render_json,
     render_text,
 )
-from .snapshot import Snapshot
+from .runner import AuditOptions, audit_once, live_snapshot
 
 FORMATS = ("text", "json", "sarif")
 
@@ -65,17 +65,31 @@ def build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="audit a cluster (or a saved snapshot)")
     _common_cluster_args(audit)
     audit.add_argument("--snapshot", help="audit this snapshot file instead of a live cluster")
-    audit.add_argument("--fail-on", choices=SEVERITIES, default="high",
-                       help="exit 1 on failing findings of this severity or worse (default: high)")  # fmt: skip
-    audit.add_argument("--format", action="append", metavar="FORMAT[=PATH]",
-                       help="text, json or sarif; repeat for several, e.g. "
-                            "--format json=out.json --format sarif=out.sarif (default: text)")  # fmt: skip
+    audit.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default="high",
+        help="exit 1 on failing findings of this severity or worse (default: high)",
+    )
+    audit.add_argument(
+        "--format",
+        action="append",
+        metavar="FORMAT[=PATH]",
+        help="text, json or sarif; repeat for several, e.g. "
+        "--format json=out.json --format sarif=out.sarif (default: text)",
+    )
     audit.add_argument("-o", "--output", help="write the (single) format without =PATH here")
-    audit.add_argument("--library-url", default=DEFAULT_LIBRARY_URL,
-                       help=f"base URL of the incident library (default: {DEFAULT_LIBRARY_URL})")  # fmt: skip
-    audit.add_argument("--preflight", action="store_true",
-                       help="only ask the server (SelfSubjectAccessReview) which kinds may be "
-                            "listed, print it and exit (0 all allowed, 3 some denied)")  # fmt: skip
+    audit.add_argument(
+        "--library-url",
+        default=DEFAULT_LIBRARY_URL,
+        help=f"base URL of the incident library (default: {DEFAULT_LIBRARY_URL})",
+    )
+    audit.add_argument(
+        "--preflight",
+        action="store_true",
+        help="only ask the server (SelfSubjectAccessReview) which kinds may be "
+        "listed, print it and exit (0 all allowed, 3 some denied)",
+    )
 
     collect = sub.add_parser("collect", help="save a read-only snapshot of the kinds checks need")
     _common_cluster_args(collect)
@@ -117,38 +131,19 @@ def parse_formats(specs: list[str] | None, output: str | None) -> list[tuple[str
     return out
 
 
-def _filter_namespace(snap: Snapshot, namespace: str) -> None:
-    for key, items in snap.objects.items():
-        if KINDS[key].namespaced:
-            snap.objects[key] = [o for o in items if o["metadata"].get("namespace") == namespace]
-    snap.namespace = namespace
+def _options(args: argparse.Namespace) -> AuditOptions:
+    return AuditOptions(
+        snapshot=getattr(args, "snapshot", None),
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        namespace=args.namespace,
+        checks=args.checks,
+    )
 
 
-def _live_snapshot(args: argparse.Namespace, checks: list[Check]) -> Snapshot:
-    from .client import ReadOnlyClient
-    from .kubeconfig import resolve_connection
-    from .snapshot import collect
-
-    conn = resolve_connection(args.kubeconfig, args.context)
-    progress = _progress()
-    with ReadOnlyClient(conn) as client:
-        snap = collect(client, needed_kinds(checks), args.namespace, progress)
+def _clear_progress(progress: Callable[[str], None] | None) -> None:
     if progress is not None:
         sys.stderr.write("\r\033[K")
-    return snap
-
-
-def audit_once(args: argparse.Namespace, checks: list[Check]) -> AuditResult:
-    from .snapshot import load
-
-    if args.snapshot:
-        snap = load(args.snapshot)
-        if args.namespace:
-            _filter_namespace(snap, args.namespace)
-        result = run_checks(checks, snap)
-        result.source, result.source_detail = "snapshot", str(args.snapshot)
-        return result
-    return run_checks(checks, _live_snapshot(args, checks))
 
 
 def _write(path: str | None, text: str) -> None:
@@ -166,7 +161,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.preflight:
         return cmd_preflight(args, checks)
     formats = parse_formats(args.format, args.output)
-    result = audit_once(args, checks)
+    progress = _progress()
+    result = audit_once(_options(args), checks, progress)
+    _clear_progress(progress)
     from .sarif import render_sarif
 
     renderers = {"text": render_text, "json": render_json, "sarif": render_sarif}
@@ -192,7 +189,9 @@ def cmd_collect(args: argparse.Namespace) -> int:
     from .snapshot import save
 
     checks = select(args.checks)
-    snap = _live_snapshot(args, checks)
+    progress = _progress()
+    snap = live_snapshot(_options(args), checks, progress)
+    _clear_progress(progress)
     save(snap, args.output)
     incomplete = [k for k, c in snap.coverage.items() if c.status in ("forbidden", "error")]
     total = sum(len(v) for v in snap.objects.values())
@@ -214,10 +213,18 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def explain_text(check: Check, library_url: str) -> str:
     d = check_to_dict(check, library_url)
-    lines = [f"{check.id}: {check.title}",
-             f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
-             "", "Why it matters:", f"  {check.why}", "", "How to fix:", f"  {check.remediation}",
-             "", "Reads (get/list/watch):"]  # fmt: skip
+    lines = [
+        f"{check.id}: {check.title}",
+        f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
+        "",
+        "Why it matters:",
+        f"  {check.why}",
+        "",
+        "How to fix:",
+        f"  {check.remediation}",
+        "",
+        "Reads (get/list/watch):",
+    ]
     lines += [f"  {r['kind']} ({'/'.join(r['versions'])})" for r in d["reads"]]
     lines += ["", "Cases it cites:"]
     lines += [f"  {c['title']}\n    {c['url']}" for c in d["cases"]]

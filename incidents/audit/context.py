@@ -1,7 +1,7 @@
 """What checks see: the snapshot plus the joins most checks need (GPU nodes, training workloads).
 
-The helpers here are pure functions of the snapshot, computed once per audit and cached, so a
-check is a few lines over ready-made lists.
+The views here are computed once per audit and cached, so a check is a few lines over ready-made
+lists. Kubernetes semantics (quantities, conditions, owners, taints) live in :mod:`.k8s`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from datetime import UTC, datetime
 from functools import cached_property, partial
 from typing import Any
 
+from .k8s import Obj, is_finished, is_gpu_node, owner_key, parse_time, spec_gpus
 from .kinds import KINDS
 from .model import Resource
-from .projection import Obj
-from .projection.core import GPU_RESOURCES, is_gpu_resource
 from .snapshot import Snapshot
 
 # Kinds whose pods are evaluated through their templates rather than pod by pod.
@@ -34,40 +33,6 @@ GANG_LABELS = (
     "jobset.sigs.k8s.io/jobset-name",
     "volcano.sh/job-name",
 )
-_FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
-
-
-_SUFFIXES = {
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
-    "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
-}  # fmt: skip
-
-
-def quantity(value: Any) -> float:
-    """A Kubernetes quantity as a number (``"8"`` -> 8, ``"500m"`` -> 0.5, ``"1Gi"`` -> 2**30)."""
-    if value is None:
-        return 0.0
-    text = str(value).strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    for suffix, factor in _SUFFIXES.items():
-        if text.endswith(suffix):
-            try:
-                return float(text[: -len(suffix)]) * factor
-            except ValueError:
-                return 0.0
-    return 0.0
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def ref(key: str, obj: Obj, version: str | None = None) -> Resource:
@@ -80,73 +45,6 @@ def ref(key: str, obj: Obj, version: str | None = None) -> Resource:
         str(meta.get("name", "")),
         meta.get("namespace") if spec.namespaced else None,
     )
-
-
-def container_gpus(container: Obj) -> float:
-    res = container.get("resources") or {}
-    total = 0.0
-    for part in ("limits", "requests"):
-        values = res.get(part) or {}
-        found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
-        total = max(total, found)
-    return total
-
-
-def spec_gpus(pod_spec: Obj) -> float:
-    return sum(container_gpus(c) for c in pod_spec.get("containers") or [])
-
-
-def node_gpus(node: Obj, field: str = "capacity") -> float:
-    values = (node.get("status") or {}).get(field) or {}
-    return sum(quantity(values.get(r)) for r in GPU_RESOURCES)
-
-
-def is_gpu_node(node: Obj) -> bool:
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    return (
-        node_gpus(node) > 0
-        or node_gpus(node, "allocatable") > 0
-        or labels.get("nvidia.com/gpu.present") == "true"
-        or "nvidia.com/gpu.count" in labels
-    )
-
-
-def condition(obj: Obj, ctype: str) -> Obj | None:
-    for c in (obj.get("status") or {}).get("conditions") or []:
-        if c.get("type") == ctype:
-            return dict(c)
-    return None
-
-
-def is_finished(obj: Obj) -> bool:
-    status = obj.get("status") or {}
-    if status.get("completionTime"):
-        return True
-    phase = (status.get("state") or {}).get("phase")
-    if phase in ("Completed", "Failed", "Aborted", "Terminated"):
-        return True
-    return any(
-        c.get("type") in _FINISHED and c.get("status") == "True"
-        for c in status.get("conditions") or []
-    )
-
-
-def pod_ready(pod: Obj) -> bool:
-    status = pod.get("status") or {}
-    statuses = status.get("containerStatuses") or []
-    return (
-        status.get("phase") == "Running"
-        and bool(statuses)
-        and all(s.get("ready") for s in statuses)
-    )
-
-
-def owner_key(obj: Obj) -> tuple[str, str] | None:
-    for owner in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        api = str(owner.get("apiVersion", ""))
-        group = api.rsplit("/", 1)[0] if "/" in api else ""
-        return (group, str(owner.get("kind", "")))
-    return None
 
 
 @dataclass(frozen=True)
@@ -182,10 +80,6 @@ class Context:
 
     def items(self, key: str) -> list[Obj]:
         return self.snapshot.items(key)
-
-    def listed(self, key: str) -> bool:
-        cov = self.snapshot.coverage.get(key)
-        return cov is not None and cov.status == "listed"
 
     def absent(self, key: str) -> bool:
         cov = self.snapshot.coverage.get(key)
@@ -291,8 +185,13 @@ class Context:
 
     def _job_workloads(self, job: Obj) -> Iterator[Workload]:
         spec = job.get("spec") or {}
-        yield self._template("jobs.batch", job, spec.get("template"), "spec.template",
-                             int(spec.get("parallelism") or 1))  # fmt: skip
+        yield self._template(
+            "jobs.batch",
+            job,
+            spec.get("template"),
+            "spec.template",
+            int(spec.get("parallelism") or 1),
+        )
 
     def _replica_workloads(self, key: str, field: str, job: Obj) -> Iterator[Workload]:
         for role, rs in sorted(((job.get("spec") or {}).get(field) or {}).items()):
@@ -304,14 +203,14 @@ class Context:
             jspec = (rj.get("template") or {}).get("spec") or {}
             path = f"spec.replicatedJobs[{i}].template.spec.template"
             count = int(rj.get("replicas") or 1) * int(jspec.get("parallelism") or 1)
-            yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path,
-                                 count)  # fmt: skip
+            yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path, count)
 
     def _volcano_workloads(self, vj: Obj) -> Iterator[Workload]:
         for i, task in enumerate((vj.get("spec") or {}).get("tasks") or []):
             path = f"spec.tasks[{i}].template"
-            yield self._template("jobs.batch.volcano.sh", vj, task.get("template"), path,
-                                 task.get("replicas", 1))  # fmt: skip
+            yield self._template(
+                "jobs.batch.volcano.sh", vj, task.get("template"), path, task.get("replicas", 1)
+            )
 
     def _template(self, key: str, obj: Obj, tpl: Any, path: str, count: Any) -> Workload:
         tpl = tpl or {}
@@ -359,8 +258,9 @@ class Context:
             first = pods[0]
             if owner:
                 o = first["metadata"]["ownerReferences"][0]
-                resource = Resource(str(o.get("apiVersion")), str(o.get("kind")),
-                                    str(o.get("name")), namespace)  # fmt: skip
+                resource = Resource(
+                    str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")), namespace
+                )
             else:
                 resource = self.ref("pods", first)
             labels = dict(first["metadata"].get("labels") or {})
@@ -373,66 +273,3 @@ class Context:
                 training=resource.kind in TRAINING_OWNER_KINDS
                 or any(k in labels for k in GANG_LABELS),
             )
-
-
-def tolerates(tolerations: list[Obj], taint: Obj) -> bool:
-    """Whether any toleration matches ``taint`` (Kubernetes semantics)."""
-    for tol in tolerations:
-        op = tol.get("operator", "Equal")
-        key = tol.get("key")
-        if key and key != taint.get("key"):
-            continue
-        if not key and op != "Exists":
-            continue
-        if tol.get("effect") and tol.get("effect") != taint.get("effect"):
-            continue
-        if op == "Exists" or tol.get("value", "") == taint.get("value", ""):
-            return True
-    return False
-
-
-def _expr_matches(expr: Obj, labels: dict[str, str]) -> bool:
-    key, op = expr.get("key"), expr.get("operator")
-    values = [str(v) for v in expr.get("values") or []]
-    present = key in labels
-    value = labels.get(str(key))
-    if op == "In":
-        return present and value in values
-    if op == "NotIn":
-        return not present or value not in values
-    if op == "Exists":
-        return present
-    if op == "DoesNotExist":
-        return not present
-    if op in ("Gt", "Lt") and present and values:
-        try:
-            a, b = int(str(value)), int(values[0])
-        except ValueError:
-            return False
-        return a > b if op == "Gt" else a < b
-    return False
-
-
-def selects_node(pod_spec: Obj, node: Obj) -> bool:
-    """Whether a pod spec's nodeSelector and required node affinity allow ``node``."""
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    for k, v in (pod_spec.get("nodeSelector") or {}).items():
-        if labels.get(k) != v:
-            return False
-    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    terms = required.get("nodeSelectorTerms") or []
-    if terms and not any(
-        all(_expr_matches(e, labels) for e in t.get("matchExpressions") or []) for t in terms
-    ):
-        return False
-    return True
-
-
-def schedulable_taints(node: Obj) -> list[Obj]:
-    return [
-        t
-        for t in (node.get("spec") or {}).get("taints") or []
-        if t.get("effect") in ("NoSchedule", "NoExecute")
-    ]

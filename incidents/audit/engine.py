@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .context import Context
 from .kinds import KINDS
@@ -19,11 +19,8 @@ class AuditResult:
     findings: list[Finding]
     coverage: dict[str, Coverage]
     snapshot: Snapshot
-    started_at: str | None = None
-    finished_at: str | None = None
     source: str = "live"  # "live" or "snapshot"
     source_detail: str = ""  # the snapshot path
-    notes: list[str] = field(default_factory=list)
 
     @property
     def coverage_complete(self) -> bool:

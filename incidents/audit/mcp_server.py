@@ -8,7 +8,6 @@ writes to a cluster or to the library.
 
 from __future__ import annotations
 
-import argparse
 import re
 import threading
 from typing import Any
@@ -34,7 +33,7 @@ def list_checks_data(library_url: str) -> list[dict[str, Any]]:
             "severity": c.severity,
             "category": c.category,
             "cases": list(c.cases),
-        }  # fmt: skip
+        }
         for c in ALL_CHECKS
     ]
 
@@ -51,17 +50,17 @@ def audit_summary(
     top: int = 20,
 ) -> dict[str, Any]:
     """Run an audit and return a bounded summary: counts, coverage gaps, top failing findings."""
-    from .cli import audit_once
+    from .runner import AuditOptions, audit_once
 
     if fail_on not in SEVERITY_RANK:
         return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
-    args = argparse.Namespace(
-        snapshot=snapshot, context=context, kubeconfig=kubeconfig, namespace=namespace
+    options = AuditOptions(
+        snapshot=snapshot, kubeconfig=kubeconfig, context=context, namespace=namespace
     )
     try:
         selected = select(checks)
         with _AUDITS:
-            result = audit_once(args, selected)
+            result = audit_once(options, selected)
     except KubegapError as exc:
         return {"error": str(exc)}
     fails = sorted(
@@ -107,7 +106,7 @@ def _offline_search(query: str, limit: int, library_url: str) -> list[dict[str, 
             "url": case_url(library_url, slug),
             "summary": CASES[slug].summary[:300],
             "source": "bundled",
-        }  # fmt: skip
+        }
         for _, slug in sorted(scored)[:limit]
     ]
 
@@ -132,7 +131,7 @@ def search_cases_data(query: str, limit: int, library_url: str) -> list[dict[str
                     "url": case_url(library_url, slug),
                     "summary": str(row.get("summary", ""))[:300],
                     "source": "library",
-                }  # fmt: skip
+                }
             )
         return out
     except (httpx.HTTPError, ValueError, AttributeError, TypeError):
@@ -171,9 +170,15 @@ def build_server(library_url: str) -> MCPServer:
         """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
         coverage gaps and the top failing findings (at most ``top``, max 100)."""
         return audit_summary(
-            library_url, snapshot=snapshot, context=context, kubeconfig=kubeconfig,
-            namespace=namespace, checks=checks, fail_on=fail_on, top=top,
-        )  # fmt: skip
+            library_url,
+            snapshot=snapshot,
+            context=context,
+            kubeconfig=kubeconfig,
+            namespace=namespace,
+            checks=checks,
+            fail_on=fail_on,
+            top=top,
+        )
 
     @server.tool()
     def search_cases(query: str, limit: int = 10) -> list[dict[str, Any]]:

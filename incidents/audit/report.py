@@ -83,7 +83,7 @@ def check_to_dict(check: Check, library_url: str) -> dict[str, Any]:
                 "group": KINDS[k].group,
                 "versions": list(KINDS[k].versions),
                 "resource": KINDS[k].resource,
-            }  # fmt: skip
+            }
             for k in check.reads
         ],
         "why": check.why,
@@ -170,8 +170,10 @@ def render_text(result: AuditResult, fail_on: str, library_url: str, per_check: 
     snap = result.snapshot
     out: list[str] = []
     where = f"snapshot {result.source_detail}" if result.source == "snapshot" else "cluster"
-    out.append(f"kubegap {__version__}: {where} context={snap.context or '-'} "
-               f"server={snap.server_version.get('gitVersion', '?')}")  # fmt: skip
+    out.append(
+        f"kubegap {__version__}: {where} context={snap.context or '-'} "
+        f"server={snap.server_version.get('gitVersion', '?')}"
+    )
     if snap.namespace:
         out.append(f"namespace: {snap.namespace} (namespaced kinds only)")
     out.append("")

@@ -72,8 +72,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _status(self, code: int, reason: str, message: str) -> None:
-        self._send(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                          "reason": reason, "message": message, "code": code})  # fmt: skip
+        self._send(
+            code,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "status": "Failure",
+                "reason": reason,
+                "message": message,
+                "code": code,
+            },
+        )
 
     def do_POST(self) -> None:  # noqa: N802
         path = urlparse(self.path).path
@@ -122,16 +131,28 @@ class _Handler(BaseHTTPRequestHandler):
             for g, v in served:
                 if g:
                     groups.setdefault(g, []).append(v)
-            self._send(200, {"kind": "APIGroupList", "groups": [
-                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs]}
-                for g, vs in sorted(groups.items())]})  # fmt: skip
+            self._send(
+                200,
+                {
+                    "kind": "APIGroupList",
+                    "groups": [
+                        {
+                            "name": g,
+                            "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
+                        }
+                        for g, vs in sorted(groups.items())
+                    ],
+                },
+            )
         elif (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
             group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
             if (group, version) not in served:
                 self._status(404, "NotFound", "not found")
                 return
-            resources = [{"name": r, "namespaced": True, "kind": "X", "verbs": ["get", "list", "watch"]}
-                         for r in served[(group, version)]]  # fmt: skip
+            resources = [
+                {"name": r, "namespaced": True, "kind": "X", "verbs": ["get", "list", "watch"]}
+                for r in served[(group, version)]
+            ]
             resources.append(
                 {"name": "pods/log", "namespaced": True, "kind": "Pod", "verbs": ["get"]}
             )

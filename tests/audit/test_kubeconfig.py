@@ -20,21 +20,28 @@ def _write(path: Path, user: dict, cluster: dict | None = None) -> str:
         "current-context": "a",
         "clusters": [{"name": "c", "cluster": cluster or {"server": "https://10.0.0.1:6443"}}],
         "users": [{"name": "u", "user": user}],
-        "contexts": [{"name": "a", "context": {"cluster": "c", "user": "u"}},
-                     {"name": "b", "context": {"cluster": "c"}}],
-    }  # fmt: skip
+        "contexts": [
+            {"name": "a", "context": {"cluster": "c", "user": "u"}},
+            {"name": "b", "context": {"cluster": "c"}},
+        ],
+    }
     path.write_text(yaml.safe_dump(doc))
     return str(path)
 
 
 def test_exec_plugin_supplies_the_token(tmp_path: Path) -> None:
     plugin = tmp_path / "get-token"
-    cred = {"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
-            "status": {"token": "from-exec"}}  # fmt: skip
+    cred = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": "from-exec"},
+    }
     plugin.write_text(f"#!/bin/sh\necho '{json.dumps(cred)}'\n")
     plugin.chmod(plugin.stat().st_mode | stat.S_IEXEC)
-    path = _write(tmp_path / "kc", {"exec": {"apiVersion": "client.authentication.k8s.io/v1",
-                                             "command": "./get-token"}})  # fmt: skip
+    path = _write(
+        tmp_path / "kc",
+        {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "./get-token"}},
+    )
     assert kubeconfig.load_kubeconfig(path).token == "from-exec"
 
 
@@ -62,8 +69,11 @@ def test_client_certificate_data_loads(tls: dict[str, str], tmp_path: Path) -> N
     cert = base64.b64encode(Path(tls["cert"]).read_bytes()).decode()
     key = base64.b64encode(Path(tls["key"]).read_bytes()).decode()
     ca = base64.b64encode(Path(tls["ca"]).read_bytes()).decode()
-    path = _write(tmp_path / "kc", {"client-certificate-data": cert, "client-key-data": key},
-                  {"server": "https://127.0.0.1:1", "certificate-authority-data": ca})  # fmt: skip
+    path = _write(
+        tmp_path / "kc",
+        {"client-certificate-data": cert, "client-key-data": key},
+        {"server": "https://127.0.0.1:1", "certificate-authority-data": ca},
+    )
     conn = kubeconfig.load_kubeconfig(path)
     assert conn.client_cert_data and conn.ca_data and "BEGIN CERTIFICATE" in conn.ca_data
     assert _ssl_context(conn)  # loads the CA and the client pair

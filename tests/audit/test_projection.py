@@ -27,17 +27,32 @@ def test_credentials_and_bulk_are_dropped() -> None:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": "p", "namespace": "n", "labels": {"app": "x", "component": "etcd"},
+            "name": "p",
+            "namespace": "n",
+            "labels": {"app": "x", "component": "etcd"},
             "managedFields": [{"manager": "kubelet"}],
             "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"},
         },
-        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": 8}}, "env": [
-            {"name": "AWS_SECRET_ACCESS_KEY", "value": "hunter2"},
-            {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
-            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-            {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
-        ], "volumeMounts": [{"name": "data", "mountPath": "/data"}, {"name": "dshm", "mountPath": "/dev/shm"}]}]},
-    }  # fmt: skip
+        "spec": {
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "resources": {"limits": {"nvidia.com/gpu": 8}},
+                    "env": [
+                        {"name": "AWS_SECRET_ACCESS_KEY", "value": "hunter2"},
+                        {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
+                        {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+                        {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
+                    ],
+                    "volumeMounts": [
+                        {"name": "data", "mountPath": "/data"},
+                        {"name": "dshm", "mountPath": "/dev/shm"},
+                    ],
+                }
+            ]
+        },
+    }
     slim = project("pods", pod)
     assert slim["metadata"] == {"name": "p", "namespace": "n", "labels": {"component": "etcd"}}
     container = slim["spec"]["containers"][0]

@@ -165,8 +165,17 @@ def test_sarif_lists_every_failure(
     broken: KubegapIdentity, live: tuple[int, Report], tmp_path: Path
 ) -> None:
     sarif = tmp_path / "report.sarif"
-    code = main(["audit", "--kubeconfig", str(broken.kubeconfig), "--format", f"sarif={sarif}",
-                 "--fail-on", "critical"])  # fmt: skip
+    code = main(
+        [
+            "audit",
+            "--kubeconfig",
+            str(broken.kubeconfig),
+            "--format",
+            f"sarif={sarif}",
+            "--fail-on",
+            "critical",
+        ]
+    )
     assert code == 1  # GPU-002 is critical
     doc = json.loads(sarif.read_text())
     assert doc["version"] == "2.1.0"

@@ -101,10 +101,23 @@ def test_a_server_certificate_from_another_ca_is_refused(
 ) -> None:
     """kubegap verifies the server against the kubeconfig's CA and sends no token otherwise."""
     other_ca = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "/dev/null",
-         "-subj", "/CN=some-other-cluster-ca", "-days", "1"],
-        check=True, capture_output=True,
-    ).stdout  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "/dev/null",
+            "-subj",
+            "/CN=some-other-cluster-ca",
+            "-days",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+    ).stdout
     kubeconfig = write_kubeconfig(
         tmp_path / "mitm.kubeconfig", apiserver.url, other_ca, "kubegap", kubegap_identity.token
     )

@@ -143,11 +143,16 @@ def test_a_kind_the_identity_may_not_list_is_not_evaluated(
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "ClusterRoleBinding",
             "metadata": {"name": "kubegap-no-configmaps"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                        "name": "kubegap-no-configmaps"},
-            "subjects": [{"kind": "User", "name": KUBEGAP_USER, "apiGroup": "rbac.authorization.k8s.io"}],
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "kubegap-no-configmaps",
+            },
+            "subjects": [
+                {"kind": "User", "name": KUBEGAP_USER, "apiGroup": "rbac.authorization.k8s.io"}
+            ],
         }
-    )  # fmt: skip
+    )
     kubeconfig = apiserver.kubeconfig("restricted", KUBEGAP_USER, KUBEGAP_USER_TOKEN)
     code, report = audit(kubeconfig, tmp_path / "restricted.json")
     assert code == 3

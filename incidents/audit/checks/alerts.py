@@ -69,7 +69,7 @@ def _alert_check(
                 "prometheusrules[*].spec.groups[*].rules[*].expr",
                 observed,
                 "an alert for " + ", ".join(required),
-            ),  # fmt: skip
+            ),
         )
     else:
         yield passed(
@@ -78,15 +78,17 @@ def _alert_check(
                 "prometheusrules[*].spec.groups[*].rules[*].expr",
                 observed,
                 "an alert for " + ", ".join(required),
-            ),  # fmt: skip
+            ),
         )
 
 
 def thermal_alert(ctx: Context) -> Iterator[Result]:
     yield from _alert_check(
-        ctx, {"GPU temperature": lambda e: bool(THERMAL.search(e))}, ("GPU temperature",),
+        ctx,
+        {"GPU temperature": lambda e: bool(THERMAL.search(e))},
+        ("GPU temperature",),
         "GPU thermal",
-    )  # fmt: skip
+    )
 
 
 def hardware_alert(ctx: Context) -> Iterator[Result]:

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterator
 
 from ..context import WORKLOAD_KINDS, Context
+from ..k8s import Obj
 from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import name_of
 
 MIN_GRACE_SECONDS = 120
@@ -94,7 +94,7 @@ def checkpoint_volume(ctx: Context) -> Iterator[Result]:
             "no durable place to write checkpoints",
             Evidence(
                 f"{w.path}.volumes", kinds or None, "a PVC/NFS/CSI volume or an object-store path"
-            ),  # fmt: skip
+            ),
         )
     if not failed:
         yield passed(f"{len(workloads)} GPU workloads have durable checkpoint storage")
@@ -123,8 +123,12 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
         owners = pod["metadata"].get("ownerReferences") or []
         if owners:
             o = owners[0]
-            res = Resource(str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")),
-                           pod["metadata"].get("namespace"))  # fmt: skip
+            res = Resource(
+                str(o.get("apiVersion")),
+                str(o.get("kind")),
+                str(o.get("name")),
+                pod["metadata"].get("namespace"),
+            )
         else:
             res = ctx.ref("pods", pod)
         groups.setdefault(res, (pod, node_name))
@@ -136,14 +140,23 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
         spec = pod.get("spec") or {}
         evidence = []
         if grace(spec) < MIN_GRACE_SECONDS:
-            evidence.append(Evidence("spec.terminationGracePeriodSeconds", grace(spec),
-                                     f">= {MIN_GRACE_SECONDS}"))  # fmt: skip
+            evidence.append(
+                Evidence(
+                    "spec.terminationGracePeriodSeconds", grace(spec), f">= {MIN_GRACE_SECONDS}"
+                )
+            )
         if not durable_storage(spec):
             evidence.append(Evidence("spec.volumes", "no durable volume", "a PVC/NFS/CSI volume"))
         if evidence:
             failed += 1
-            evidence.insert(0, Evidence(f"nodes[{node_name}].metadata.labels", spot[node_name],
-                                        "on-demand node, or checkpoint protection"))  # fmt: skip
+            evidence.insert(
+                0,
+                Evidence(
+                    f"nodes[{node_name}].metadata.labels",
+                    spot[node_name],
+                    "on-demand node, or checkpoint protection",
+                ),
+            )
             yield fail(
                 res, "GPU training on interruptible nodes without checkpoint protection", *evidence
             )
@@ -174,7 +187,7 @@ CHECKS = [
                 "https://github.com/petuum/adaptdl/issues/70",
                 "AdaptDL: grace exceeded corrupts checkpoint",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "On drain, eviction or preemption the kubelet sends SIGTERM and kills the pod after "
             "terminationGracePeriodSeconds (30 s by default), too short to save the state of a "

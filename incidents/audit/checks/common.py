@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import Context, pod_ready
+from ..context import Context
+from ..k8s import Obj, pod_ready
 from ..model import CLUSTER, Evidence, Result, fail, not_applicable, passed
-from ..projection import Obj
 
 
 def name_of(obj: Obj) -> str:

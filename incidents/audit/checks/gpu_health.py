@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..context import Context, is_finished, node_gpus, quantity, schedulable_taints
+from ..context import Context
+from ..k8s import Obj, is_finished, node_gpus, quantity, schedulable_taints
 from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import env_value, image_pods_on_nodes, name_of, node_coverage
 
 HEALTH_AGENT_IMAGES = (

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 
-from ..context import WORKLOAD_KINDS, Context, container_gpus, parse_time
+from ..context import WORKLOAD_KINDS, Context
+from ..k8s import container_gpus, parse_time
 from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
 
 OOM_WINDOW = timedelta(days=7)
@@ -49,11 +50,17 @@ def dev_shm(ctx: Context) -> Iterator[Result]:
             vol = volumes.get(str(mount.get("name"))) if mount else None
             empty = (vol or {}).get("emptyDir")
             if empty is None or empty.get("medium") != "Memory":
-                shm = Evidence(f"{w.path}.containers[{i}].volumeMounts[/dev/shm]", None,
-                               "an emptyDir {medium: Memory, sizeLimit} at /dev/shm")  # fmt: skip
+                shm = Evidence(
+                    f"{w.path}.containers[{i}].volumeMounts[/dev/shm]",
+                    None,
+                    "an emptyDir {medium: Memory, sizeLimit} at /dev/shm",
+                )
             elif not empty.get("sizeLimit"):
-                shm = Evidence(f"{w.path}.volumes[{vol.get('name') if vol else ''}].emptyDir.sizeLimit", None,
-                               "a sizeLimit")  # fmt: skip
+                shm = Evidence(
+                    f"{w.path}.volumes[{vol.get('name') if vol else ''}].emptyDir.sizeLimit",
+                    None,
+                    "a sizeLimit",
+                )
             if shm:
                 break
         if shm:
@@ -84,9 +91,14 @@ def oom_history(ctx: Context) -> Iterator[Result]:
                 when = parse_time(term.get("finishedAt"))
                 if when is not None and ctx.now - when > OOM_WINDOW:
                     continue
-                evidence.append(Evidence(f"status.containerStatuses[{i}].{part}.terminated.reason",
-                                         f"OOMKilled at {term.get('finishedAt')}, restarts "
-                                         f"{cs.get('restartCount', 0)}", "no OOM kill"))  # fmt: skip
+                evidence.append(
+                    Evidence(
+                        f"status.containerStatuses[{i}].{part}.terminated.reason",
+                        f"OOMKilled at {term.get('finishedAt')}, restarts "
+                        f"{cs.get('restartCount', 0)}",
+                        "no OOM kill",
+                    )
+                )
         if evidence:
             failed += 1
             yield fail(ctx.ref("pods", pod), "GPU pod was OOM-killed in the last 7 days", *evidence)

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..context import Context
+from ..k8s import Obj
 from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import image_pods_on_nodes, name_of, node_coverage
 
 EXPORTER_IMAGE = "dcgm-exporter"

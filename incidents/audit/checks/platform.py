@@ -23,8 +23,11 @@ def _unavailable(value: object, desired: int) -> int:
 
 
 def daemonset_rollout(ctx: Context) -> Iterator[Result]:
-    fleet = [ds for ds in ctx.items("daemonsets.apps")
-             if int((ds.get("status") or {}).get("desiredNumberScheduled", 0)) >= MIN_FLEET]  # fmt: skip
+    fleet = [
+        ds
+        for ds in ctx.items("daemonsets.apps")
+        if int((ds.get("status") or {}).get("desiredNumberScheduled", 0)) >= MIN_FLEET
+    ]
     if not fleet:
         yield not_applicable(f"no DaemonSet runs on {MIN_FLEET} or more nodes")
         return
@@ -38,31 +41,52 @@ def daemonset_rollout(ctx: Context) -> Iterator[Result]:
         at_once = _unavailable(raw, desired)
         if at_once > desired * MAX_UNAVAILABLE_SHARE:
             failed += 1
-            yield fail(ctx.ref("daemonsets.apps", ds), f"a rollout replaces {at_once} of {desired} node agents at once",
-                       Evidence("spec.updateStrategy.rollingUpdate.maxUnavailable", raw,
-                                f"<= {int(MAX_UNAVAILABLE_SHARE * 100)}% of nodes"))  # fmt: skip
+            yield fail(
+                ctx.ref("daemonsets.apps", ds),
+                f"a rollout replaces {at_once} of {desired} node agents at once",
+                Evidence(
+                    "spec.updateStrategy.rollingUpdate.maxUnavailable",
+                    raw,
+                    f"<= {int(MAX_UNAVAILABLE_SHARE * 100)}% of nodes",
+                ),
+            )
     if not failed:
         yield passed(f"{len(fleet)} fleet-wide DaemonSets roll out gradually")
 
 
 def etcd_quota(ctx: Context) -> Iterator[Result]:
-    etcd = [p for p in ctx.items("pods")
-            if p["metadata"].get("namespace") == "kube-system"
-            and ((p["metadata"].get("labels") or {}).get("component") == "etcd" or name_of(p).startswith("etcd-"))]  # fmt: skip
+    etcd = [
+        p
+        for p in ctx.items("pods")
+        if p["metadata"].get("namespace") == "kube-system"
+        and (
+            (p["metadata"].get("labels") or {}).get("component") == "etcd"
+            or name_of(p).startswith("etcd-")
+        )
+    ]
     if not etcd:
         yield not_applicable("no etcd pod visible (managed control plane or external etcd)")
         return
     failed = 0
     for pod in etcd:
-        words = " ".join(str(w) for c in pod["spec"].get("containers") or []
-                         for w in (c.get("command") or []) + (c.get("args") or []))  # fmt: skip
+        words = " ".join(
+            str(w)
+            for c in pod["spec"].get("containers") or []
+            for w in (c.get("command") or []) + (c.get("args") or [])
+        )
         match = QUOTA_FLAG.search(words)
         quota = int(match.group(1)) if match else None
         if quota is None or quota <= DEFAULT_QUOTA:
             failed += 1
-            yield fail(ctx.ref("pods", pod), "etcd runs with the default 2 GiB storage quota",
-                       Evidence("spec.containers[etcd].command[--quota-backend-bytes]", quota,
-                                f"> {DEFAULT_QUOTA} (up to 8 GiB)"))  # fmt: skip
+            yield fail(
+                ctx.ref("pods", pod),
+                "etcd runs with the default 2 GiB storage quota",
+                Evidence(
+                    "spec.containers[etcd].command[--quota-backend-bytes]",
+                    quota,
+                    f"> {DEFAULT_QUOTA} (up to 8 GiB)",
+                ),
+            )
     if not failed:
         yield passed(f"{len(etcd)} etcd members have a raised storage quota")
 

@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 from datetime import timedelta
 
-from ..context import Context, condition, parse_time
+from ..context import Context
+from ..k8s import Obj, condition, parse_time
 from ..model import CLUSTER, Check, Evidence, Reference, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import name_of
 
 NCCL_TEST = re.compile(
@@ -71,14 +71,22 @@ def burn_in(ctx: Context) -> Iterator[Result]:
     fresh = [(w, t) for w, t in runs if t and (when := parse_time(t)) and ctx.now - when <= FRESH]
     expected = "a multi-node NCCL test (nccl-tests) that succeeded in the last 30 days"
     if fresh:
-        yield passed("recent multi-node NCCL burn-in found",
-                     Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(fresh)[:5], expected))  # fmt: skip
+        yield passed(
+            "recent multi-node NCCL burn-in found",
+            Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(fresh)[:5], expected),
+        )
     elif runs:
-        yield fail(CLUSTER, "NCCL burn-in exists but has not succeeded in the last 30 days",
-                   Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(runs, key=str)[:5], expected))  # fmt: skip
+        yield fail(
+            CLUSTER,
+            "NCCL burn-in exists but has not succeeded in the last 30 days",
+            Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(runs, key=str)[:5], expected),
+        )
     else:
-        yield fail(CLUSTER, f"no multi-node NCCL burn-in found for {len(ctx.gpu_nodes)} GPU nodes",
-                   Evidence("jobs,cronjobs,mpijobs,pytorchjobs", "none", expected))  # fmt: skip
+        yield fail(
+            CLUSTER,
+            f"no multi-node NCCL burn-in found for {len(ctx.gpu_nodes)} GPU nodes",
+            Evidence("jobs,cronjobs,mpijobs,pytorchjobs", "none", expected),
+        )
 
 
 def gpu_stack(ctx: Context) -> Iterator[Result]:
@@ -88,8 +96,11 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         state = (cp.get("status") or {}).get("state")
         if state != "ready":
             failed += 1
-            yield fail(ctx.ref("clusterpolicies.nvidia.com", cp), "GPU Operator stack is not ready",
-                       Evidence("status.state", state, "ready"))  # fmt: skip
+            yield fail(
+                ctx.ref("clusterpolicies.nvidia.com", cp),
+                "GPU Operator stack is not ready",
+                Evidence("status.state", state, "ready"),
+            )
     for ds in ctx.items("daemonsets.apps"):
         if not any(name_of(ds).startswith(p) for p in STACK_DAEMONSETS):
             continue
@@ -101,8 +112,11 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         )
         if ready < desired:
             failed += 1
-            yield fail(ctx.ref("daemonsets.apps", ds), f"{desired - ready} GPU stack pods not Ready",
-                       Evidence("status.numberReady", ready, desired))  # fmt: skip
+            yield fail(
+                ctx.ref("daemonsets.apps", ds),
+                f"{desired - ready} GPU stack pods not Ready",
+                Evidence("status.numberReady", ready, desired),
+            )
     if not examined:
         yield not_applicable("no GPU Operator ClusterPolicy or GPU stack DaemonSet found")
     elif not failed:
@@ -132,7 +146,7 @@ CHECKS = [
             Reference(
                 "https://raw.githubusercontent.com/NVIDIA/cluster-readiness-engine/main/README.md",
                 "NVIDIA Cluster Readiness Engine",
-            ),  # fmt: skip
+            ),
             Reference(
                 "https://imbue.com/research/70b-infrastructure/",
                 "Imbue: 70B infrastructure burn-in",

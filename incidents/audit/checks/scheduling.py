@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import TRAINING_OWNER_KINDS, WORKLOAD_KINDS, Context, condition, is_finished
+from ..context import TRAINING_OWNER_KINDS, WORKLOAD_KINDS, Context
+from ..k8s import Obj, condition, is_finished
 from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import name_of
 
 GANG_LABELS = {
@@ -79,9 +79,10 @@ def stuck_on_notready(ctx: Context) -> Iterator[Result]:
         if ready is None or ready.get("status") == "True":
             continue
         pods = [
-            p for p in ctx.pods_by_node.get(name_of(node), [])
+            p
+            for p in ctx.pods_by_node.get(name_of(node), [])
             if p["status"].get("phase") not in ("Succeeded", "Failed")
-        ]  # fmt: skip
+        ]
         if not pods:
             continue
         failed += 1
@@ -176,7 +177,7 @@ CHECKS = [
                 "https://github.com/kubernetes/kubernetes/issues/72226",
                 "Kubernetes: pods stuck Terminating on a lost node",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "When a GPU node stops reporting, its pods are not rescheduled until they are evicted "
             "and deleted; a gang with one stranded pod hangs instead of restarting elsewhere."

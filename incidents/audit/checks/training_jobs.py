@@ -7,9 +7,9 @@ from typing import Any
 
 import yaml
 
-from ..context import WORKLOAD_KINDS, Context, is_finished, spec_gpus
+from ..context import WORKLOAD_KINDS, Context
+from ..k8s import Obj, is_finished, spec_gpus
 from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
-from ..projection import Obj
 from .common import env_value
 
 KUBEFLOW = (
@@ -71,8 +71,11 @@ def wall_clock(ctx: Context) -> Iterator[Result]:
         )
         if not deadline:
             failed += 1
-            yield fail(ctx.ref(key, job), "training job can run (or hang) forever",
-                       Evidence("spec.runPolicy.activeDeadlineSeconds", None, expected))  # fmt: skip
+            yield fail(
+                ctx.ref(key, job),
+                "training job can run (or hang) forever",
+                Evidence("spec.runPolicy.activeDeadlineSeconds", None, expected),
+            )
     for job in ctx.items("jobs.batch"):
         spec = job.get("spec") or {}
         tpl_spec = (spec.get("template") or {}).get("spec") or {}
@@ -86,8 +89,11 @@ def wall_clock(ctx: Context) -> Iterator[Result]:
         examined += 1
         if not spec.get("activeDeadlineSeconds") and not tpl_spec.get("activeDeadlineSeconds"):
             failed += 1
-            yield fail(ctx.ref("jobs.batch", job), "GPU Job can run (or hang) forever",
-                       Evidence("spec.activeDeadlineSeconds", None, expected))  # fmt: skip
+            yield fail(
+                ctx.ref("jobs.batch", job),
+                "GPU Job can run (or hang) forever",
+                Evidence("spec.activeDeadlineSeconds", None, expected),
+            )
     for _n, js, rjs in _gpu_jobsets(ctx):
         examined += 1
         if not any(
@@ -95,9 +101,13 @@ def wall_clock(ctx: Context) -> Iterator[Result]:
             for rj in rjs
         ):
             failed += 1
-            yield fail(ctx.ref(JOBSETS, js), "JobSet can run (or hang) forever",
-                       Evidence("spec.replicatedJobs[*].template.spec.activeDeadlineSeconds", None,
-                                expected))  # fmt: skip
+            yield fail(
+                ctx.ref(JOBSETS, js),
+                "JobSet can run (or hang) forever",
+                Evidence(
+                    "spec.replicatedJobs[*].template.spec.activeDeadlineSeconds", None, expected
+                ),
+            )
     if not examined:
         yield not_applicable("no active GPU training job (PyTorchJob, MPIJob, JobSet, Job)")
     elif not failed:
@@ -130,8 +140,13 @@ def nccl_watchdog(ctx: Context) -> Iterator[Result]:
                     )
             beat = env_value(env, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC")
             if beat and beat.isdigit() and int(beat) > MAX_HEARTBEAT_SECONDS:
-                evidence.append(Evidence(f"{w.path}.containers[{i}].env[TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC]",
-                                         beat, f"<= {MAX_HEARTBEAT_SECONDS}"))  # fmt: skip
+                evidence.append(
+                    Evidence(
+                        f"{w.path}.containers[{i}].env[TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC]",
+                        beat,
+                        f"<= {MAX_HEARTBEAT_SECONDS}",
+                    )
+                )
         if evidence:
             failed += 1
             yield fail(w.resource, "NCCL hang detection switched off", *evidence)
@@ -141,12 +156,15 @@ def nccl_watchdog(ctx: Context) -> Iterator[Result]:
 
 def _restart_events(policies: Any) -> set[str]:
     return {
-        str(p.get("event") or "") for p in policies or []
+        str(p.get("event") or "")
+        for p in policies or []
         if p.get("action") in ("RestartJob", "RestartTask", "RestartPod")
     } | {
-        str(e) for p in policies or [] if p.get("action") in ("RestartJob", "RestartTask")
+        str(e)
+        for p in policies or []
+        if p.get("action") in ("RestartJob", "RestartTask")
         for e in p.get("events") or []
-    }  # fmt: skip
+    }
 
 
 def gang_restart(ctx: Context) -> Iterator[Result]:
@@ -175,8 +193,11 @@ def gang_restart(ctx: Context) -> Iterator[Result]:
         policy = (js.get("spec") or {}).get("failurePolicy") or {}
         if not policy.get("maxRestarts"):
             failed += 1
-            yield fail(ctx.ref(JOBSETS, js), "any failure fails the JobSet without a restart",
-                       Evidence("spec.failurePolicy.maxRestarts", policy.get("maxRestarts"), "> 0"))  # fmt: skip
+            yield fail(
+                ctx.ref(JOBSETS, js),
+                "any failure fails the JobSet without a restart",
+                Evidence("spec.failurePolicy.maxRestarts", policy.get("maxRestarts"), "> 0"),
+            )
     for vj in _gpu_volcano(ctx):
         examined += 1
         spec = vj.get("spec") or {}
@@ -185,9 +206,13 @@ def gang_restart(ctx: Context) -> Iterator[Result]:
             events |= _restart_events(t.get("policies"))
         if not events & {"PodEvicted", "PodFailed", "*"}:
             failed += 1
-            yield fail(ctx.ref(VOLCANO, vj), "an evicted or failed pod does not restart the gang",
-                       Evidence("spec.policies", sorted(events) or None,
-                                "PodEvicted/PodFailed -> RestartJob"))  # fmt: skip
+            yield fail(
+                ctx.ref(VOLCANO, vj),
+                "an evicted or failed pod does not restart the gang",
+                Evidence(
+                    "spec.policies", sorted(events) or None, "PodEvicted/PodFailed -> RestartJob"
+                ),
+            )
     if not examined:
         yield not_applicable("no active multi-pod GPU training job")
     elif not failed:
@@ -215,9 +240,13 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
         total = sum(_replicas(r) for r in roles.values())
         if int(sched["minAvailable"]) < total:
             failed += 1
-            yield fail(ctx.ref(key, job), "a partial gang can start and hold GPUs",
-                       Evidence("spec.runPolicy.schedulingPolicy.minAvailable", sched["minAvailable"],
-                                total))  # fmt: skip
+            yield fail(
+                ctx.ref(key, job),
+                "a partial gang can start and hold GPUs",
+                Evidence(
+                    "spec.runPolicy.schedulingPolicy.minAvailable", sched["minAvailable"], total
+                ),
+            )
     for vj in _gpu_volcano(ctx):
         examined += 1
         spec = vj.get("spec") or {}
@@ -225,8 +254,11 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
         # Volcano defaults minAvailable to the sum of task replicas.
         if spec.get("minAvailable") is not None and int(spec["minAvailable"]) < total:
             failed += 1
-            yield fail(ctx.ref(VOLCANO, vj), "a partial gang can start and hold GPUs",
-                       Evidence("spec.minAvailable", spec.get("minAvailable"), total))  # fmt: skip
+            yield fail(
+                ctx.ref(VOLCANO, vj),
+                "a partial gang can start and hold GPUs",
+                Evidence("spec.minAvailable", spec.get("minAvailable"), total),
+            )
     for cm in ctx.items("configmaps"):
         config = _kueue_config(cm)
         if config is None:
@@ -235,8 +267,11 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
         wait = config.get("waitForPodsReady") or {}
         if not wait.get("enable"):
             failed += 1
-            yield fail(ctx.ref("configmaps", cm), "Kueue admits gangs without waiting for pods",
-                       Evidence("data.waitForPodsReady.enable", wait.get("enable"), True))  # fmt: skip
+            yield fail(
+                ctx.ref("configmaps", cm),
+                "Kueue admits gangs without waiting for pods",
+                Evidence("data.waitForPodsReady.enable", wait.get("enable"), True),
+            )
     if not examined:
         yield not_applicable("no gang-scheduled GPU job and no Kueue configuration found")
     elif not failed:
@@ -265,7 +300,7 @@ CHECKS = [
                 "https://github.com/kubeflow/trainer/issues/1641",
                 "Trainer: activeDeadlineSeconds and PyTorchJob startTime",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "A hung multi-node job does not fail: without a deadline, no liveness signal and no "
             "hang detector it holds every GPU of the gang until a person notices, which took "
@@ -298,7 +333,7 @@ CHECKS = [
             Reference(
                 "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html",
                 "PyTorch NCCL environment variables",
-            ),  # fmt: skip
+            ),
         ),
         why=(
             "PyTorch's NCCL watchdog and async error handling turn a stuck collective into a crash "
@@ -361,7 +396,7 @@ CHECKS = [
             Reference(
                 "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/",
                 "Kueue: waitForPodsReady",
-            ),  # fmt: skip
+            ),
         ),
         why=(
             "A gang that starts with fewer pods than it needs cannot train, yet its running pods "

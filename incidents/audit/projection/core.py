@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-Obj = dict[str, Any]
+from ..k8s import Obj, is_gpu_resource
 
 MAX_STR = 512
 MAX_ARGS = 64
@@ -234,13 +234,6 @@ POD_LABELS = frozenset(
         "component",
     }
 )
-
-
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-
-
-def is_gpu_resource(name: str) -> bool:
-    return name in GPU_RESOURCES or name.startswith("nvidia.com/mig-")
 
 
 def _asks_for_gpus(spec: Any) -> bool:
