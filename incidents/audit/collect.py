@@ -53,8 +53,15 @@ def collect(
             snap.coverage[spec.key] = Coverage("error", api_version, message=str(exc))
             continue
         snap.objects[spec.key] = result.items
-        message = "restarted after 410 Gone" if result.restarted else None
+        notes = ["restarted after 410 Gone"] if result.restarted else []
+        if result.truncated:
+            notes.append(f"stopped after {len(result.items)} objects (the first {spec.max_items})")
         snap.coverage[spec.key] = Coverage(
-            "listed", api_version, len(result.items), result.pages, message
+            "listed",
+            api_version,
+            len(result.items),
+            result.pages,
+            "; ".join(notes) or None,
+            result.truncated,
         )
     return snap

@@ -7,6 +7,7 @@ API server returns them (or their projection, which keeps the same shape).
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any
 
@@ -135,3 +136,46 @@ def schedulable_taints(node: Obj) -> list[Obj]:
         for t in (node.get("spec") or {}).get("taints") or []
         if t.get("effect") in ("NoSchedule", "NoExecute")
     ]
+
+
+def selector_matches(selector: Any, labels: dict[str, str]) -> bool:
+    """Whether a LabelSelector (matchLabels, matchExpressions) selects ``labels``.
+
+    An empty selector selects everything, as in a PodDisruptionBudget of policy/v1; a missing
+    one (None) selects nothing.
+    """
+    if not isinstance(selector, dict):
+        return False
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op = str(expr.get("key")), expr.get("operator")
+        values = {str(v) for v in expr.get("values") or []}
+        present = key in labels
+        if op == "In" and not (present and labels[key] in values):
+            return False
+        if op == "NotIn" and present and labels[key] in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def scaled_int_or_percent(value: Any, total: int, default: int, round_up: bool) -> int:
+    """An IntOrString (``3`` or ``"25%"``) as a count of ``total``, as controllers compute it.
+
+    The DaemonSet controller rounds a percentage maxUnavailable up (``roundUp=true`` in
+    ``GetScaledValueFromIntOrPercent``); the disruption controller rounds minAvailable up too.
+    """
+    if value is None:
+        return default
+    text = str(value).strip()
+    if text.endswith("%"):
+        share = total * float(text[:-1]) / 100
+        return int(math.ceil(share)) if round_up else int(math.floor(share))
+    return int(text)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .checks import select
+from .checks import REGISTRY, select
+from .config import AuditConfig, load_config
 from .engine import AuditResult, needed_kinds, run_checks
 from .model import Check
+from .session import DEFAULT_TIMEOUT
 from .snapshot import Snapshot
 
 
@@ -20,10 +22,16 @@ class AuditOptions:
     context: str | None = None
     namespace: str | None = None
     checks: str | None = None  # comma-separated ids; None or "" means every check
+    config: str | None = None  # a kubegap.yaml (checks on/off, thresholds, exemptions)
+    timeout: float = DEFAULT_TIMEOUT  # seconds per API request (connect and read)
 
 
 def selected_checks(options: AuditOptions) -> list[Check]:
     return select(options.checks)
+
+
+def load_options_config(options: AuditOptions) -> AuditConfig:
+    return load_config(options.config, REGISTRY) if options.config else AuditConfig()
 
 
 def live_snapshot(
@@ -35,7 +43,7 @@ def live_snapshot(
     from .kubeconfig import resolve_connection
 
     conn = resolve_connection(options.kubeconfig, options.context)
-    with ReadOnlyClient(conn) as client:
+    with ReadOnlyClient(conn, timeout=options.timeout) as client:
         return collect(client, needed_kinds(checks), options.namespace, progress)
 
 
@@ -48,11 +56,13 @@ def audit_once(
     from .snapshot import load
 
     checks = selected_checks(options) if checks is None else checks
+    config = load_options_config(options)  # a bad config fails before any request is sent
+    active = [c for c in checks if c.id not in config.disabled]
     if options.snapshot:
         snap = load(options.snapshot)
         if options.namespace:
             snap.limit_to_namespace(options.namespace)
-        result = run_checks(checks, snap)
+        result = run_checks(checks, snap, config)
         result.source, result.source_detail = "snapshot", str(options.snapshot)
         return result
-    return run_checks(checks, live_snapshot(options, checks, progress))
+    return run_checks(checks, live_snapshot(options, active, progress), config)

@@ -22,8 +22,7 @@ import yaml
 
 from .errors import SnapshotError
 from .k8s import Obj
-from .kinds import KINDS, spec_for_object
-from .projection import project
+from .kinds import KINDS, project, spec_for_object
 
 SNAPSHOT_FORMAT = "kubegap-snapshot"
 SNAPSHOT_VERSION = 1
@@ -40,9 +39,10 @@ class Coverage:
     count: int = 0
     pages: int = 0
     message: str | None = None
+    truncated: bool = False  # stopped at the kind's max_items (events)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
 
 
 @dataclass
@@ -169,6 +169,7 @@ def _from_saved(p: Path, data: dict[str, Any]) -> Snapshot:
                 int(cov.get("count", 0)),
                 int(cov.get("pages", 0)),
                 cov.get("message"),
+                bool(cov.get("truncated", False)),
             )
             snap.objects[key] = [project(key, o) for o in entry.get("items") or []]
         except (KeyError, TypeError, ValueError, AttributeError):

@@ -23,8 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from incidents.audit.checks import ALL_CHECKS  # noqa: E402
 from incidents.audit.engine import needed_kinds, run_checks  # noqa: E402
-from incidents.audit.kinds import KINDS, spec_for_object  # noqa: E402
-from incidents.audit.projection import project  # noqa: E402
+from incidents.audit.kinds import (  # noqa: E402
+    KINDS,
+    project,  # noqa: E402
+    spec_for_object,
+)
 from incidents.audit.snapshot import Coverage, Snapshot  # noqa: E402
 
 

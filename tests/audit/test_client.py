@@ -121,7 +121,7 @@ def test_the_transport_refuses_other_verbs_and_forbidden_paths() -> None:
     cluster = FakeCluster()
     with FakeApiServer(cluster) as server, _client(server) as client:
         with pytest.raises(RuntimeError, match="read-only"):
-            client._http.post("/api/v1/namespaces/default/pods", json={})
+            client._session.http.post("/api/v1/namespaces/default/pods", json={})
         with pytest.raises(RuntimeError, match="never reads"):
             client.get("/api/v1/namespaces/default/secrets")
         with pytest.raises(RuntimeError, match="never reads"):
@@ -180,7 +180,7 @@ def test_refusal_hook_is_installed_on_every_request() -> None:
     )
     assert client.server_version() == {"gitVersion": "v1.30.0"}
     with pytest.raises(RuntimeError):
-        client._http.delete("/api/v1/nodes/n1")
+        client._session.http.delete("/api/v1/nodes/n1")
     assert seen == ["GET"]
 
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from incidents.audit import kubeconfig
-from incidents.audit.client import _ssl_context
 from incidents.audit.errors import ConfigError
+from incidents.audit.session import ssl_context as _ssl_context
 
 
 def _write(path: Path, user: dict, cluster: dict | None = None) -> str:
@@ -42,7 +42,8 @@ def test_exec_plugin_supplies_the_token(tmp_path: Path) -> None:
         tmp_path / "kc",
         {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "./get-token"}},
     )
-    assert kubeconfig.load_kubeconfig(path).token == "from-exec"
+    creds = kubeconfig.load_kubeconfig(path).credentials
+    assert creds is not None and creds.token == "from-exec"
 
 
 def test_failing_exec_plugin_is_a_config_error(tmp_path: Path) -> None:
@@ -53,7 +54,8 @@ def test_failing_exec_plugin_is_a_config_error(tmp_path: Path) -> None:
 
 def test_token_file_relative_to_the_kubeconfig(tmp_path: Path) -> None:
     (tmp_path / "tok").write_text("abc\n")
-    assert kubeconfig.load_kubeconfig(_write(tmp_path / "kc", {"tokenFile": "tok"})).token == "abc"
+    creds = kubeconfig.load_kubeconfig(_write(tmp_path / "kc", {"tokenFile": "tok"})).credentials
+    assert creds is not None and creds.token == "abc"
 
 
 def test_context_selection_and_kubeconfig_env(
@@ -90,7 +92,8 @@ def test_in_cluster_service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     conn = kubeconfig.resolve_connection(None, None)
-    assert (conn.server, conn.token, conn.context) == (
+    assert conn.credentials is not None
+    assert (conn.server, conn.credentials.token, conn.context) == (
         "https://10.96.0.1:443",
         "sa-token",
         "in-cluster",

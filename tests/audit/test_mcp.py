@@ -41,7 +41,8 @@ def test_list_and_explain() -> None:
     checks = _call("list_checks", {})
     assert len(checks) >= 20 and all(c["cases"] for c in checks)
     doc = _call("explain_check", {"check_id": "job-002"})
-    assert doc["id"] == "JOB-002" and doc["rbac"] and doc["cases"][0]["url"].startswith(UNREACHABLE)
+    assert doc["id"] == "JOB-002" and doc["rbac"]
+    assert doc["cases"][0]["library_url"].startswith(UNREACHABLE)
 
 
 def test_audit_of_a_snapshot_is_bounded() -> None:
