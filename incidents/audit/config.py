@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import UsageError
 from .k8s import Obj, selector_matches
 from .model import Check, Exemption, Resource
+from .yamlfile import read_yaml
 
 EXEMPT_ANNOTATION = "kubegap.io/exempt"
 REASON_ANNOTATION = "kubegap.io/exempt-reason"
@@ -189,16 +188,7 @@ def _rule(path: str, index: int, entry: Any, registry: dict[str, Check]) -> Exem
 def load_config(path: str | Path, registry: dict[str, Check]) -> AuditConfig:
     """Read and validate a kubegap config file; any problem raises :class:`ConfigFileError`."""
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigFileError(f"cannot read config {name}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigFileError(f"config {name} is not valid YAML{where}") from None
+    data = read_yaml(Path(path), "config", ConfigFileError)
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .credentials import Credentials, ExecCredentials, TokenFile
 from .errors import ConfigError
+from .yamlfile import read_yaml
 
 SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
@@ -48,16 +47,7 @@ class Connection:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read kubeconfig {path}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"kubeconfig {path} is not valid YAML{where}") from None
+    data = read_yaml(path, "kubeconfig", ConfigError)
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..context import Context
-from ..model import CLUSTER, Check, Evidence, Reference, Result, fail, not_applicable, passed
-from .common import name_of, shown
+from ..model import Check, Evidence, Reference, Result
+from .common import CLUSTER, fail, name_of, not_applicable, passed, shown
 
 RULES = "prometheusrules.monitoring.coreos.com"
 THERMAL = re.compile(

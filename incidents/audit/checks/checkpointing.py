@@ -7,19 +7,9 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj
-from ..model import (
-    Check,
-    Evidence,
-    Reference,
-    Resource,
-    Result,
-    Setting,
-    fail,
-    not_applicable,
-    passed,
-)
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..workloads.index import Workload
-from .common import WORKLOAD_KINDS, Gap, gap, name_of, per_workload
+from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
 DEFAULT_GRACE_SECONDS = 30
 DURABLE_VOLUMES = frozenset(

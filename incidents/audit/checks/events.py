@@ -13,18 +13,8 @@ from datetime import timedelta
 from ..context import Context
 from ..k8s import Obj, parse_time, spec_gpus
 from ..kinds import MAX_EVENTS
-from ..model import (
-    Check,
-    Evidence,
-    Reference,
-    Resource,
-    Result,
-    Setting,
-    fail,
-    not_applicable,
-    passed,
-)
-from .common import shown
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from .common import fail, not_applicable, passed, shown
 
 EVENTS = "events"
 GPU_FAULT = re.compile(

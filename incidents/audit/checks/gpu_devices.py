@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj, node_gpus, quantity
-from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from .common import Gap, env_value, gap, name_of, per_node, per_object
+from ..model import Check, Evidence, Reference, Resource, Result
+from .common import Gap, env_value, fail, gap, name_of, not_applicable, passed, per_node, per_object
 
 
 def missing_gpus(ctx: Context) -> Iterator[Result]:

@@ -7,12 +7,8 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj, schedulable_taints, spec_gpus
-from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from .common import (
-    image_pods_on_nodes,
-    name_of,
-    node_coverage,
-)
+from ..model import Check, Evidence, Reference, Resource, Result
+from .common import fail, image_pods_on_nodes, name_of, node_coverage, not_applicable, passed
 
 HEALTH_AGENT_IMAGES = (
     "node-problem-detector",

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 from ..context import Context
 from ..k8s import Obj, container_gpus, parse_time
-from ..model import Check, Evidence, Reference, Result, Setting, fail, not_applicable, passed
+from ..model import Check, Evidence, Reference, Result, Setting
 from ..workloads.index import Workload
-from .common import WORKLOAD_KINDS, Gap, gap, name_of, per_workload
+from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
 
 def memory_limits(ctx: Context) -> Iterator[Result]:

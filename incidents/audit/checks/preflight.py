@@ -8,20 +8,19 @@ from datetime import timedelta
 
 from ..context import Context
 from ..k8s import Obj, parse_time
-from ..model import (
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..workloads import ADAPTERS
+from .common import (
     CLUSTER,
-    Check,
-    Evidence,
-    Reference,
-    Resource,
-    Result,
-    Setting,
+    READ_ERRORS,
+    Gap,
     fail,
+    gap,
+    name_of,
     not_applicable,
     passed,
+    per_object,
 )
-from ..workloads import ADAPTERS
-from .common import READ_ERRORS, Gap, gap, name_of, per_object
 
 NCCL_TEST = re.compile(
     r"nccl-tests|nccl_tests|all_reduce_perf|all_gather_perf|alltoall_perf|reduce_scatter_perf"

@@ -6,20 +6,22 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj, condition
-from ..model import (
+from ..model import Check, Evidence, Reference, Resource, Result
+from ..workloads.index import Workload
+from .common import (
     CLUSTER,
-    Check,
-    Evidence,
-    Reference,
-    Resource,
-    Result,
+    WORKLOAD_KINDS,
+    Gap,
     fail,
+    gap,
+    name_of,
     not_applicable,
     not_evaluated,
     passed,
+    per_node,
+    per_workload,
+    shown,
 )
-from ..workloads.index import Workload
-from .common import WORKLOAD_KINDS, Gap, gap, name_of, per_node, per_workload, shown
 
 PRODUCT_LABEL = "nvidia.com/gpu.product"
 DRIVER_LABELS = ("nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor")

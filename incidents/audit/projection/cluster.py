@@ -13,8 +13,10 @@ from .core import (
     conditions,
     job_spec,
     metadata,
+    pick,
     pod_spec,
     prune,
+    shaped,
     template,
 )
 
@@ -151,40 +153,25 @@ def node(obj: Obj) -> Obj:
 
 def daemonset(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    keys = ("desiredNumberScheduled", "currentNumberScheduled", "numberReady", "numberAvailable")
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "updateStrategy": spec.get("updateStrategy"),
-                "template": template(spec.get("template")),
-            }
-        ),
-        "status": {k: status[k] for k in keys if k in status},
-    }
+    kept = {**pick(spec, "updateStrategy"), "template": template(spec.get("template"))}
+    status = pick(
+        obj.get("status"),
+        "desiredNumberScheduled",
+        "currentNumberScheduled",
+        "numberReady",
+        "numberAvailable",
+    )
+    return shaped(obj, kept, status)
 
 
 def cronjob(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
     job_template = spec.get("jobTemplate") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "schedule": spec.get("schedule"),
-                "suspend": spec.get("suspend"),
-                "jobTemplate": {"spec": job_spec(job_template.get("spec"))},
-            }
-        ),
-        "status": prune(
-            {
-                "lastScheduleTime": status.get("lastScheduleTime"),
-                "lastSuccessfulTime": status.get("lastSuccessfulTime"),
-            }
-        ),
+    kept = {
+        **pick(spec, "schedule", "suspend"),
+        "jobTemplate": {"spec": job_spec(job_template.get("spec"))},
     }
+    return shaped(obj, kept, pick(obj.get("status"), "lastScheduleTime", "lastSuccessfulTime"))
 
 
 def event(obj: Obj) -> Obj:
@@ -224,17 +211,8 @@ def event(obj: Obj) -> Obj:
 
 
 def pod_disruption_budget(obj: Obj) -> Obj:
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    keys = ("currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods")
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "selector": spec.get("selector"),
-                "minAvailable": spec.get("minAvailable"),
-                "maxUnavailable": spec.get("maxUnavailable"),
-            }
-        ),
-        "status": {k: status[k] for k in keys if k in status},
-    }
+    spec = pick(obj.get("spec"), "selector", "minAvailable", "maxUnavailable")
+    status = pick(
+        obj.get("status"), "currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"
+    )
+    return shaped(obj, spec, status)

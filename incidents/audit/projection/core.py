@@ -28,6 +28,18 @@ def _strs(values: Any) -> list[str] | None:
     return [str(_s(v)) for v in values[:MAX_ARGS]]
 
 
+def pick(source: Any, *keys: str) -> Obj:
+    """The named keys of a mapping, those absent or None left out."""
+    if not isinstance(source, dict):
+        return {}
+    return {k: source[k] for k in keys if source.get(k) is not None}
+
+
+def shaped(obj: Obj, spec: Obj, status: Obj | None = None) -> Obj:
+    """The projected form every kind shares: its metadata, the spec and status fields kept."""
+    return {"metadata": metadata(obj), "spec": spec, "status": status or {}}
+
+
 def prune(obj: Obj) -> Obj:
     """Drop keys whose value is None, so absent fields stay absent."""
     return {k: v for k, v in obj.items() if v is not None}
@@ -193,6 +205,12 @@ def conditions(conds: Any) -> list[Obj] | None:
         )
         for c in conds
     ]
+
+
+def status_conditions(obj: Obj) -> Obj:
+    """``{"conditions": [...]}`` of an object's status, or nothing."""
+    conds = conditions((obj.get("status") or {}).get("conditions"))
+    return {"conditions": conds} if conds is not None else {}
 
 
 def job_spec(spec: Any) -> Obj:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..k8s import Obj, is_finished
 from ..kindspec import KindSpec
@@ -46,8 +46,7 @@ class Restart:
     evidence: tuple[Evidence, ...] = ()
 
 
-@dataclass(frozen=True)
-class Deadline:
+class Deadline(NamedTuple):
     """The wall-clock bound of a run: where it is set and its value (None: unset)."""
 
     path: str
@@ -96,44 +95,3 @@ class Adapter:
     def reads(self) -> tuple[str, ...]:
         """Every kind key this adapter needs listed."""
         return (self.spec.key, *(k.key for k in self.extra_kinds))
-
-
-def count(value: Any, default: int = 1) -> int:
-    """A replica count as the API defaults it; a value that is not a whole number is unreadable."""
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise Unreadable(f"replica count {value!r} is not a whole number")
-    try:
-        return int(value)
-    except ValueError:
-        raise Unreadable(f"replica count {value!r} is not a whole number") from None
-
-
-def readable(obj: Obj) -> Obj:
-    """``obj``, or :class:`Unreadable` when its projector could not read it."""
-    if UNREADABLE in obj:
-        raise Unreadable(str(obj[UNREADABLE]))
-    return obj
-
-
-def pod_template(role: str, path: str, tpl: Any, replicas: int, policy: Any = None) -> PodTemplate:
-    """A :class:`PodTemplate` from a projected ``{metadata, spec}`` template at ``path``."""
-    tpl = tpl if isinstance(tpl, dict) else {}
-    spec = tpl.get("spec") if isinstance(tpl.get("spec"), dict) else {}
-    labels = dict(((tpl.get("metadata") or {}).get("labels")) or {})
-    return PodTemplate(
-        role, f"{path}.spec", spec, replicas, labels, str(policy) if policy else None
-    )
-
-
-def spec_of(obj: Obj) -> Obj:
-    spec = readable(obj).get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
-def condition_true(obj: Obj, *types: str) -> bool:
-    return any(
-        c.get("type") in types and c.get("status") == "True"
-        for c in (obj.get("status") or {}).get("conditions") or []
-    )

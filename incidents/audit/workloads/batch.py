@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import job_spec, job_status, metadata, prune, template
-from .base import Adapter, Deadline, Lookup, PodTemplate, count, pod_template, spec_of
+from ..projection.core import job_spec, job_status, pick, shaped, template
+from .base import Adapter, Deadline, Lookup, PodTemplate
+from .walk import count, pod_template, spec_of
 
 
 def project_job(obj: Obj) -> Obj:
-    return {
-        "metadata": metadata(obj),
-        "spec": job_spec(obj.get("spec")),
-        "status": job_status(obj.get("status")),
-    }
+    return shaped(obj, job_spec(obj.get("spec")), job_status(obj.get("status")))
 
 
 def _job_templates(obj: Obj, objects: Lookup) -> list[PodTemplate]:
@@ -43,20 +40,8 @@ JOB = Adapter(
 def project_replicated(obj: Obj) -> Obj:
     """Deployments and StatefulSets: replicas, selector and template."""
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "replicas": spec.get("replicas"),
-                "selector": spec.get("selector"),
-                "template": template(spec.get("template")),
-            }
-        ),
-        "status": prune(
-            {"replicas": status.get("replicas"), "readyReplicas": status.get("readyReplicas")}
-        ),
-    }
+    kept = {**pick(spec, "replicas", "selector"), "template": template(spec.get("template"))}
+    return shaped(obj, kept, pick(obj.get("status"), "replicas", "readyReplicas"))
 
 
 def _replicated_templates(obj: Obj, objects: Lookup) -> list[PodTemplate]:

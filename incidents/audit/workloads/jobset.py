@@ -13,17 +13,9 @@ from typing import Any
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import conditions, job_spec, metadata, prune
-from .base import (
-    Adapter,
-    Deadline,
-    PodTemplate,
-    Restart,
-    condition_true,
-    count,
-    pod_template,
-    spec_of,
-)
+from ..projection.core import job_spec, pick, shaped, status_conditions
+from .base import Adapter, Deadline, PodTemplate, Restart
+from .walk import condition_true, count, pod_template, spec_of
 
 NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 _NOT_WHOLE = ("FailJobSet", "RestartJob", "RestartJobAndIgnoreMaxRestarts")
@@ -31,45 +23,26 @@ _NOT_WHOLE = ("FailJobSet", "RestartJob", "RestartJobAndIgnoreMaxRestarts")
 
 def project_jobset_spec(spec: Any) -> Obj:
     spec = spec if isinstance(spec, dict) else {}
-    return prune(
-        {
-            "failurePolicy": spec.get("failurePolicy"),
-            "suspend": spec.get("suspend"),
-            "replicatedJobs": [
-                prune(
-                    {
-                        "name": rj.get("name"),
-                        "replicas": rj.get("replicas"),
-                        "template": prune(
-                            {
-                                "metadata": prune(
-                                    {
-                                        "labels": (rj.get("template") or {})
-                                        .get("metadata", {})
-                                        .get("labels")
-                                    }
-                                )
-                                or None,
-                                "spec": job_spec((rj.get("template") or {}).get("spec")),
-                            }
-                        ),
-                    }
-                )
-                for rj in spec.get("replicatedJobs") or []
-            ],
-        }
-    )
+    jobs = []
+    for rj in spec.get("replicatedJobs") or []:
+        tpl = rj.get("template") or {}
+        labels = pick(tpl.get("metadata"), "labels")
+        jobs.append(
+            {
+                **pick(rj, "name", "replicas"),
+                "template": {
+                    **({"metadata": labels} if labels else {}),
+                    "spec": job_spec(tpl.get("spec")),
+                },
+            }
+        )
+    return {**pick(spec, "failurePolicy", "suspend"), "replicatedJobs": jobs}
 
 
 def project_jobset(obj: Obj) -> Obj:
     status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": project_jobset_spec(obj.get("spec")),
-        "status": prune(
-            {"conditions": conditions(status.get("conditions")), "restarts": status.get("restarts")}
-        ),
-    }
+    kept = {**status_conditions(obj), **pick(status, "restarts")}
+    return shaped(obj, project_jobset_spec(obj.get("spec")), kept)
 
 
 def replicated_job_templates(spec: Obj, prefix: str = "spec") -> list[PodTemplate]:

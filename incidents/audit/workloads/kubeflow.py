@@ -20,18 +20,9 @@ from typing import Any
 from ..k8s import Obj, container_gpus
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import conditions, metadata, prune, template
-from .base import (
-    Adapter,
-    Admission,
-    Deadline,
-    Lookup,
-    PodTemplate,
-    Restart,
-    count,
-    pod_template,
-    spec_of,
-)
+from ..projection.core import pick, shaped, status_conditions, template
+from .base import Adapter, Admission, Deadline, Lookup, PodTemplate, Restart
+from .walk import count, pod_template, spec_of
 
 JOB_NAME_LABEL = "training.kubeflow.org/job-name"
 _LAUNCHER = re.compile(r"\b(torchrun|torch\.distributed\.(run|launch))\b")
@@ -42,42 +33,24 @@ def _replica_specs(specs: Any) -> Obj | None:
     if not isinstance(specs, dict):
         return None
     return {
-        role: prune(
-            {
-                "replicas": (rs or {}).get("replicas"),
-                "restartPolicy": (rs or {}).get("restartPolicy"),
-                "template": template((rs or {}).get("template")),
-            }
-        )
+        role: {
+            **pick(rs, "replicas", "restartPolicy"),
+            "template": template((rs or {}).get("template")),
+        }
         for role, rs in specs.items()
     }
 
 
 def project_kubeflow_job(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    out_spec: Obj = prune(
-        {
-            "runPolicy": spec.get("runPolicy"),
-            "elasticPolicy": spec.get("elasticPolicy"),
-            "pytorchReplicaSpecs": _replica_specs(spec.get("pytorchReplicaSpecs")),
-            "mpiReplicaSpecs": _replica_specs(spec.get("mpiReplicaSpecs")),
-        }
-    )
+    kept = pick(spec, "runPolicy", "elasticPolicy")
+    for field in ("pytorchReplicaSpecs", "mpiReplicaSpecs"):
+        if (roles := _replica_specs(spec.get(field))) is not None:
+            kept[field] = roles
     # training-operator v1 MPIJob keeps runPolicy fields at the top level.
-    for legacy in ("activeDeadlineSeconds", "backoffLimit", "cleanPodPolicy"):
-        if legacy in spec:
-            out_spec[legacy] = spec[legacy]
-    out = {
-        "metadata": metadata(obj),
-        "spec": out_spec,
-        "status": prune(
-            {
-                "conditions": conditions(status.get("conditions")),
-                "startTime": status.get("startTime"),
-            }
-        ),
-    }
+    kept.update(pick(spec, "activeDeadlineSeconds", "backoffLimit", "cleanPodPolicy"))
+    status = {**status_conditions(obj), **pick(obj.get("status"), "startTime")}
+    out = shaped(obj, kept, status)
     if obj.get("apiVersion"):
         out["apiVersion"] = obj["apiVersion"]
     return out

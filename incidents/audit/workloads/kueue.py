@@ -11,46 +11,21 @@ from __future__ import annotations
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import conditions, metadata, prune, template
-from .base import (
-    Adapter,
-    Admission,
-    Deadline,
-    Lookup,
-    PodTemplate,
-    condition_true,
-    count,
-    pod_template,
-    spec_of,
-)
+from ..projection.core import pick, shaped, status_conditions, template
+from .base import Adapter, Admission, Deadline, Lookup, PodTemplate
+from .walk import condition_true, count, indexed_templates, spec_of
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 
 
 def project_workload(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "queueName": spec.get("queueName"),
-                "maximumExecutionTimeSeconds": spec.get("maximumExecutionTimeSeconds"),
-                "podSets": [
-                    prune(
-                        {
-                            "name": ps.get("name"),
-                            "count": ps.get("count"),
-                            "minCount": ps.get("minCount"),
-                            "template": template(ps.get("template")),
-                        }
-                    )
-                    for ps in spec.get("podSets") or []
-                ],
-            }
-        ),
-        "status": prune({"conditions": conditions(status.get("conditions"))}),
-    }
+    pod_sets = [
+        {**pick(ps, "name", "count", "minCount"), "template": template(ps.get("template"))}
+        for ps in spec.get("podSets") or []
+    ]
+    kept = {**pick(spec, "queueName", "maximumExecutionTimeSeconds"), "podSets": pod_sets}
+    return shaped(obj, kept, status_conditions(obj))
 
 
 def _pod_sets(obj: Obj) -> list[Obj]:
@@ -58,15 +33,7 @@ def _pod_sets(obj: Obj) -> list[Obj]:
 
 
 def _templates(obj: Obj, objects: Lookup) -> list[PodTemplate]:
-    return [
-        pod_template(
-            f"podSet {ps.get('name', i)}",
-            f"spec.podSets[{i}].template",
-            ps.get("template"),
-            count(ps.get("count")),
-        )
-        for i, ps in enumerate(_pod_sets(obj))
-    ]
+    return indexed_templates(_pod_sets(obj), "podSets", "podSet", "count")
 
 
 def partial_admission(obj: Obj) -> Admission | None:

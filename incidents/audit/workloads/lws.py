@@ -10,8 +10,9 @@ from __future__ import annotations
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import metadata, prune, template
-from .base import Adapter, Lookup, PodTemplate, Restart, count, pod_template, spec_of
+from ..projection.core import pick, shaped, template
+from .base import Adapter, Lookup, PodTemplate, Restart
+from .walk import count, pod_template, spec_of
 
 NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 _WHOLE_GROUP = frozenset({"RecreateGroupOnPodRestart", "RecreateGroupAfterStart"})
@@ -20,26 +21,14 @@ _WHOLE_GROUP = frozenset({"RecreateGroupOnPodRestart", "RecreateGroupAfterStart"
 def project_lws(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     lwt = spec.get("leaderWorkerTemplate") or {}
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "replicas": spec.get("replicas"),
-                "leaderWorkerTemplate": prune(
-                    {
-                        "size": lwt.get("size"),
-                        "restartPolicy": lwt.get("restartPolicy"),
-                        "leaderTemplate": template(lwt.get("leaderTemplate"))
-                        if lwt.get("leaderTemplate")
-                        else None,
-                        "workerTemplate": template(lwt.get("workerTemplate")),
-                    }
-                ),
-            }
-        ),
-        "status": prune({"readyReplicas": status.get("readyReplicas")}),
+    kept = {
+        **pick(lwt, "size", "restartPolicy"),
+        "workerTemplate": template(lwt.get("workerTemplate")),
     }
+    if lwt.get("leaderTemplate"):
+        kept["leaderTemplate"] = template(lwt["leaderTemplate"])
+    lws = {**pick(spec, "replicas"), "leaderWorkerTemplate": kept}
+    return shaped(obj, lws, pick(obj.get("status"), "readyReplicas"))
 
 
 def _lwt(obj: Obj) -> Obj:

@@ -14,8 +14,9 @@ from typing import Any
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import metadata, prune, template
-from .base import Adapter, Deadline, Lookup, PodTemplate, Restart, count, pod_template, spec_of
+from ..projection.core import pick, shaped, template
+from .base import Adapter, Deadline, Lookup, PodTemplate, Restart
+from .walk import count, pod_template, spec_of
 
 CLUSTER_LABEL = "ray.io/cluster"
 _FINISHED = frozenset({"Complete", "Failed", "ValidationFailed"})
@@ -25,57 +26,31 @@ def _cluster_spec(spec: Any) -> Obj | None:
     if not isinstance(spec, dict):
         return None
     head = spec.get("headGroupSpec") or {}
-    return prune(
+    groups = [
         {
-            "suspend": spec.get("suspend"),
-            "headGroupSpec": {"template": template(head.get("template"))},
-            "workerGroupSpecs": [
-                prune(
-                    {
-                        "groupName": g.get("groupName"),
-                        "replicas": g.get("replicas"),
-                        "minReplicas": g.get("minReplicas"),
-                        "maxReplicas": g.get("maxReplicas"),
-                        "numOfHosts": g.get("numOfHosts"),
-                        "template": template(g.get("template")),
-                    }
-                )
-                for g in spec.get("workerGroupSpecs") or []
-            ],
+            **pick(g, "groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts"),
+            "template": template(g.get("template")),
         }
-    )
+        for g in spec.get("workerGroupSpecs") or []
+    ]
+    return {
+        **pick(spec, "suspend"),
+        "headGroupSpec": {"template": template(head.get("template"))},
+        "workerGroupSpecs": groups,
+    }
 
 
 def project_raycluster(obj: Obj) -> Obj:
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": _cluster_spec(obj.get("spec")) or {},
-        "status": prune({"state": status.get("state")}),
-    }
+    return shaped(obj, _cluster_spec(obj.get("spec")) or {}, pick(obj.get("status"), "state"))
 
 
 def project_rayjob(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
-                "backoffLimit": spec.get("backoffLimit"),
-                "clusterSelector": spec.get("clusterSelector"),
-                "suspend": spec.get("suspend"),
-                "rayClusterSpec": _cluster_spec(spec.get("rayClusterSpec")),
-            }
-        ),
-        "status": prune(
-            {
-                "jobDeploymentStatus": status.get("jobDeploymentStatus"),
-                "jobStatus": status.get("jobStatus"),
-            }
-        ),
-    }
+    kept = pick(spec, "activeDeadlineSeconds", "backoffLimit", "clusterSelector", "suspend")
+    cluster = _cluster_spec(spec.get("rayClusterSpec"))
+    if cluster is not None:
+        kept["rayClusterSpec"] = cluster
+    return shaped(obj, kept, pick(obj.get("status"), "jobDeploymentStatus", "jobStatus"))
 
 
 def cluster_templates(spec: Obj, prefix: str) -> list[PodTemplate]:

@@ -15,20 +15,10 @@ from typing import Any
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import _env, _resources, conditions, metadata, pod_spec, prune
-from .base import (
-    Adapter,
-    Deadline,
-    Lookup,
-    PodTemplate,
-    Restart,
-    Unreadable,
-    condition_true,
-    count,
-    readable,
-    spec_of,
-)
+from ..projection.core import _env, _resources, pick, pod_spec, prune, shaped, status_conditions
+from .base import Adapter, Deadline, Lookup, PodTemplate, Restart, Unreadable
 from .jobset import jobset_deadline, jobset_restart, project_jobset_spec, replicated_job_templates
+from .walk import condition_true, count, readable, spec_of
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 CLUSTER_RUNTIMES = "clustertrainingruntimes.trainer.kubeflow.org"
@@ -38,19 +28,14 @@ RUNTIMES = "trainingruntimes.trainer.kubeflow.org"
 def project_runtime(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     ml = spec.get("mlPolicy") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "mlPolicy": prune(
-                    {"numNodes": ml.get("numNodes"), **{k: {} for k in ("torch", "mpi") if k in ml}}
-                )
-                or None,
-                "podGroupPolicy": spec.get("podGroupPolicy"),
-                "template": {"spec": project_jobset_spec((spec.get("template") or {}).get("spec"))},
-            }
-        ),
+    kept: Obj = {
+        "template": {"spec": project_jobset_spec((spec.get("template") or {}).get("spec"))}
     }
+    policy = {**pick(ml, "numNodes"), **{k: {} for k in ("torch", "mpi") if k in ml}}
+    if policy:
+        kept["mlPolicy"] = policy
+    kept.update(pick(spec, "podGroupPolicy"))
+    return shaped(obj, kept)
 
 
 def _patch(patch: Any) -> Obj:
@@ -76,35 +61,20 @@ def _patch(patch: Any) -> Obj:
 def project_trainjob(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     trainer = spec.get("trainer") or {}
-    status = obj.get("status") or {}
-    patches = spec.get("runtimePatches")
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
+    kept = pick(spec, "runtimeRef", "suspend", "activeDeadlineSeconds")
+    if trainer:
+        kept["trainer"] = prune(
             {
-                "runtimeRef": spec.get("runtimeRef"),
-                "suspend": spec.get("suspend"),
-                "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
-                "trainer": prune(
-                    {
-                        "image": trainer.get("image"),
-                        "command": trainer.get("command"),
-                        "args": trainer.get("args"),
-                        "env": _env(trainer.get("env")),
-                        "numNodes": trainer.get("numNodes"),
-                        "numProcPerNode": trainer.get("numProcPerNode"),
-                        "resourcesPerNode": _resources(trainer.get("resourcesPerNode")),
-                    }
-                )
-                or None,
-                # Already projected patches keep their shape (projection is idempotent).
-                "runtimePatches": [p if "replicatedJobs" in p else _patch(p) for p in patches]
-                if isinstance(patches, list)
-                else None,
+                **pick(trainer, "image", "command", "args", "numNodes", "numProcPerNode"),
+                "env": _env(trainer.get("env")),
+                "resourcesPerNode": _resources(trainer.get("resourcesPerNode")),
             }
-        ),
-        "status": prune({"conditions": conditions(status.get("conditions"))}),
-    }
+        )
+    patches = spec.get("runtimePatches")
+    if isinstance(patches, list):
+        # Already projected patches keep their shape (projection is idempotent).
+        kept["runtimePatches"] = [p if "replicatedJobs" in p else _patch(p) for p in patches]
+    return shaped(obj, kept, status_conditions(obj))
 
 
 def _runtime(obj: Obj, objects: Lookup) -> tuple[str, Obj]:

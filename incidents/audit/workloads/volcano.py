@@ -11,18 +11,9 @@ from __future__ import annotations
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import metadata, prune, template
-from .base import (
-    Adapter,
-    Admission,
-    Deadline,
-    Lookup,
-    PodTemplate,
-    Restart,
-    count,
-    pod_template,
-    spec_of,
-)
+from ..projection.core import pick, shaped, template
+from .base import Adapter, Admission, Deadline, Lookup, PodTemplate, Restart
+from .walk import count, indexed_templates, spec_of
 
 NAME_LABEL = "volcano.sh/job-name"
 FAILURE_EVENTS = frozenset({"PodFailed", "PodEvicted", "TaskFailed", "*"})
@@ -30,31 +21,15 @@ FAILURE_EVENTS = frozenset({"PodFailed", "PodEvicted", "TaskFailed", "*"})
 
 def project_volcano_job(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": prune(
-            {
-                "minAvailable": spec.get("minAvailable"),
-                "maxRetry": spec.get("maxRetry"),
-                "queue": spec.get("queue"),
-                "policies": spec.get("policies"),
-                "tasks": [
-                    prune(
-                        {
-                            "name": t.get("name"),
-                            "replicas": t.get("replicas"),
-                            "minAvailable": t.get("minAvailable"),
-                            "policies": t.get("policies"),
-                            "template": template(t.get("template")),
-                        }
-                    )
-                    for t in spec.get("tasks") or []
-                ],
-            }
-        ),
-        "status": prune({"state": status.get("state")}),
-    }
+    tasks = [
+        {
+            **pick(t, "name", "replicas", "minAvailable", "policies"),
+            "template": template(t.get("template")),
+        }
+        for t in spec.get("tasks") or []
+    ]
+    kept = {**pick(spec, "minAvailable", "maxRetry", "queue", "policies"), "tasks": tasks}
+    return shaped(obj, kept, pick(obj.get("status"), "state"))
 
 
 def _tasks(obj: Obj) -> list[Obj]:
@@ -62,15 +37,7 @@ def _tasks(obj: Obj) -> list[Obj]:
 
 
 def _templates(obj: Obj, objects: Lookup) -> list[PodTemplate]:
-    return [
-        pod_template(
-            f"task {t.get('name', i)}",
-            f"spec.tasks[{i}].template",
-            t.get("template"),
-            count(t.get("replicas")),
-        )
-        for i, t in enumerate(_tasks(obj))
-    ]
+    return indexed_templates(_tasks(obj), "tasks", "task", "replicas")
 
 
 def _on_failure(policies: object, actions: set[str]) -> bool:
