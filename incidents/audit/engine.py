@@ -78,6 +78,14 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(values))
 
 
+def _unique_evidence(evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
+    # Observed values may be lists or dicts (unhashable): compare them by their repr.
+    seen: dict[str, Evidence] = {}
+    for e in evidence:
+        seen.setdefault(repr((e.path, e.observed, e.expected)), e)
+    return tuple(seen.values())
+
+
 def merge(results: list[Result]) -> list[Result]:
     """One result per (status, resource): a workload's gaps in its replica types and pods, once."""
     merged: dict[tuple[str, Resource], Result] = {}
@@ -90,7 +98,7 @@ def merge(results: list[Result]) -> list[Result]:
         merged[key] = replace(
             seen,
             message=seen.message if r.message in seen.message else f"{seen.message}; {r.message}",
-            evidence=tuple(dict.fromkeys((*seen.evidence, *r.evidence))),
+            evidence=_unique_evidence((*seen.evidence, *r.evidence)),
             members=_unique((*seen.members, *r.members)),
             examined=_unique((*seen.examined, *r.examined)),
             not_seen=_unique((*seen.not_seen, *r.not_seen)),

@@ -46,3 +46,25 @@ def test_gpu_002_names_what_it_cannot_see() -> None:
     [f] = _findings("GPU-002/pass-faulty-node-cordoned.yaml", "GPU-002")
     assert f.status == "pass"
     assert "GPU faults that no agent turns into a node condition (see GPU-001)" in f.not_seen
+
+
+def test_a_workload_on_two_faulty_nodes_is_one_finding() -> None:
+    """Results on the same object merge, even when their evidence holds lists."""
+    import yaml
+
+    from incidents.audit.snapshot import from_objects
+
+    doc = yaml.safe_load(
+        (FIXTURES / "GPU-002/fail-training-pod-on-cordoned-faulty-node.yaml").read_text()
+    )
+    items = doc["items"]
+    second = next(i for i in items if i["kind"] == "Node" and i["metadata"]["name"] == "gpu-2")
+    second["status"]["conditions"][1] = {"type": "XIDErrors", "status": "True", "reason": "Xid48"}
+    second["spec"]["unschedulable"] = True
+    findings = run_checks([REGISTRY["GPU-002"]], from_objects(items)).findings
+    [job] = [f for f in findings if f.resource.kind == "PyTorchJob"]
+    assert set(job.members) == {"pod llm-master-0", "pod llm-worker-0"}
+    assert {e.path for e in job.evidence} >= {
+        "pods[spec.nodeName=gpu-1]",
+        "pods[spec.nodeName=gpu-2]",
+    }

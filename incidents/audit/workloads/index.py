@@ -65,6 +65,7 @@ class WorkloadIndex:
     malformed: list[Malformed] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self._by_pod: dict[int, tuple[Resource, Adapter | None]] = {}
         self._objects: dict[ObjKey, tuple[Adapter, Obj]] = {}
         for adapter in ADAPTERS:
             spec = adapter.spec
@@ -112,6 +113,13 @@ class WorkloadIndex:
 
     def pod_workload(self, pod: Obj) -> tuple[Resource, Adapter | None]:
         """The workload a pod belongs to: a listed object, else its owner or gang, else itself."""
+        key = id(pod)  # pods live as long as the snapshot this index reads
+        found = self._by_pod.get(key)
+        if found is None:
+            found = self._by_pod[key] = self._resolve(pod)
+        return found
+
+    def _resolve(self, pod: Obj) -> tuple[Resource, Adapter | None]:
         owner = self._listed_owner(pod)
         if owner is not None:
             adapter, obj = self.top(*owner)
