@@ -122,13 +122,6 @@ def api_group(api_version: str) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
-def owner_key(obj: Obj) -> tuple[str, str] | None:
-    """(group, kind) of an object's first owner reference."""
-    for owner in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        return (api_group(str(owner.get("apiVersion", ""))), str(owner.get("kind", "")))
-    return None
-
-
 def schedulable_taints(node: Obj) -> list[Obj]:
     """The node's taints that keep pods off it (NoSchedule, NoExecute)."""
     return [
