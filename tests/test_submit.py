@@ -124,6 +124,11 @@ def test_a_bad_url_is_refused_naming_the_field_and_nothing_is_written(editor: Cl
         ({"organisations": []}, "id_organisations", "is required (at least one organisation slug)"),
         ({"period_start": "March 2024"}, "id_period_start", "is not YYYY, YYYY-MM or YYYY-MM-DD"),
         ({"period_end": "2023-01"}, "id_period_end", "is before the start"),
+        (
+            {"period_start": "", "period_end": "", "published": ""},
+            "id_period_start",
+            "or `published` is required",
+        ),
         ({"cost_gpu_hours_lost_value": "a lot"}, "id_cost_gpu_hours_lost_value", "is not a number"),
         (
             {"cost_gpu_hours_lost_source": "https://example.org/other"},
