@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from django.contrib.auth.models import Permission
 from django.test import Client
 
 from incidents.models import Case, CaseFacetLink, CostFigure, Source
 from incidents.services import read_library
 from tests.conftest import SMALL_LIBRARY
+from tests.fixture_schema import schema_errors
 
 pytestmark = pytest.mark.django_db
 
@@ -172,6 +174,8 @@ def test_a_good_submission_appears_in_the_library(editor: Client, tmp_path: Path
     done = editor.get(response["Location"]).content.decode()
     assert "fixtures/cases/hbm-errors-stop-a-fine-tuning-run.yaml" in done
     text = html.unescape(done.split('<pre class="yaml"><code>')[1].split("</code>")[0])
+    assert text.startswith("# yaml-language-server: $schema=../schema/case.schema.json\n")
+    assert schema_errors("case", yaml.safe_load(text)) == []
     library_dir = tmp_path / "library"
     shutil.copytree(SMALL_LIBRARY, library_dir)
     (library_dir / "cases" / "hbm-errors-stop-a-fine-tuning-run.yaml").write_text(text)
