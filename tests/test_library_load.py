@@ -283,6 +283,18 @@ def test_a_case_without_a_period_sorts_by_its_publication_date(library_copy: Pat
     ]
 
 
+def test_a_case_with_neither_period_nor_published_is_refused(library_copy: Path) -> None:
+    """A publication year is not a period, and a case that gives neither cannot be placed in time."""
+    _replace(library_copy / "cases" / "hbm-failures.yaml", "period: {start: 2024}\n", "")
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    [problem] = info.value.problems
+    assert problem.file.endswith("cases/hbm-failures.yaml")
+    assert (problem.entry, problem.field) == ("case 'hbm-failures'", "period")
+    assert "or `published` is required" in problem.message
+    assert Case.objects.count() == 0
+
+
 def test_a_period_without_a_start_is_refused(library_copy: Path) -> None:
     _replace(
         library_copy / "cases" / "hbm-failures.yaml", "period: {start: 2024}", "period: {end: 2024}"
