@@ -28,10 +28,17 @@ def seeded(db: None) -> None:
     load_library([FIXTURES])
 
 
-def test_the_library_has_at_least_40_cases_and_loads_idempotently(seeded: None) -> None:
-    assert Case.objects.count() >= 40
+def test_the_library_has_at_least_70_cases_and_loads_idempotently(seeded: None) -> None:
+    assert Case.objects.count() >= 70
     report = load_library([FIXTURES])
     assert not report.changed
+
+
+def test_at_least_a_third_of_the_cases_are_serving_or_platform_incidents(seeded: None) -> None:
+    """Training failures must not crowd out serving systems and the Kubernetes platforms under them."""
+    total = Case.objects.count()
+    serving_or_platform = Case.objects.filter(setting__in=["serving", "platform"]).count()
+    assert serving_or_platform * 3 >= total
 
 
 def test_the_seed_case_is_found_under_the_seed_pages_filters(client: Client, seeded: None) -> None:
