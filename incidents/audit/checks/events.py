@@ -157,7 +157,7 @@ CHECKS = [
         cases=(
             "meta-rsc-reliability-study",
             "bytedance-megascale-nic-flapping",
-            "nvidia-dgxcloud-nemotron-training",
+            "ncsa-delta-gpu-resilience-study",
         ),
         references=(
             _EVENT_API,
@@ -169,7 +169,8 @@ CHECKS = [
         why=(
             "Health agents report XID, ECC, NVLink and NCCL trouble as Warning events before (or "
             "instead of) a node condition; Meta tied each job failure to the health-check events "
-            "around it, and NCCL timeouts from flapping links crashed ByteDance's large jobs. "
+            "around it, GPU errors often ended user jobs on NCSA's Delta, and NCCL timeouts from "
+            "flapping links crashed ByteDance's large jobs. "
             "Events expire within an hour by default, so nobody sees them unless they are read."
         ),
         remediation=(

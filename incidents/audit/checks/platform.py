@@ -271,7 +271,11 @@ CHECKS = [
         severity="high",
         category="platform",
         reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),
-        cases=("openai-2025-06-10-gpu-host-os-update", "datadog-2023-03-08-systemd-cilium"),
+        cases=(
+            "openai-2025-06-10-gpu-host-os-update",
+            "datadog-2023-03-08-systemd-cilium",
+            "heroku-2025-06-10-unattended-os-update",
+        ),
         references=(
             Reference(
                 "https://github.com/NVIDIA/gpu-operator/blob/main/api/nvidia/v1alpha1/nvidiadriver_types.go",
@@ -284,8 +288,9 @@ CHECKS = [
         ),
         why=(
             "Node software updated everywhere at once turns one bad version into a fleet outage: a "
-            "routine host update cut the network of many of OpenAI's GPU nodes, and an unattended "
-            "systemd update took tens of thousands of Datadog's nodes off the network together. A "
+            "routine host update cut the network of many of OpenAI's GPU nodes, an unattended "
+            "systemd update took tens of thousands of Datadog's nodes off the network at once, and "
+            "an unattended OS update left Heroku's hosts without outbound connections. A "
             "GPU driver is node software too, and it cannot be reloaded under running GPU pods: a "
             "driver DaemonSet that rolls in place kills or wedges the jobs on each node."
         ),
