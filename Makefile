@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-dev provision lint
+.PHONY: run test install install-dev provision lint kubegap.pyz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,3 +46,7 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy incidents
 	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
+
+# kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
+kubegap.pyz: install
+	$(BIN)/python -m incidents.audit.zipapp kubegap.pyz

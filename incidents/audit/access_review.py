@@ -1,8 +1,9 @@
 """``--preflight``: ask the API server, before collecting, which kinds this identity may list.
 
 This is the only code in kubegap that sends anything but GET: a SelfSubjectAccessReview is a
-``create`` on a virtual resource that stores nothing. It runs only when ``--preflight`` is given,
-and its HTTP client refuses every request except a POST to the review endpoint.
+``create`` on a virtual resource that stores nothing. It runs only when ``--preflight`` is given;
+it goes through the same session as every other request (TLS, credentials, user agent,
+timeouts), whose guard here refuses every request but a POST to the review endpoint.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from dataclasses import dataclass
 
 import httpx
 
-from .client import _ssl_context
 from .errors import ConfigError
-from .kinds import KindSpec
+from .kindspec import KindSpec
 from .kubeconfig import Connection
+from .session import DEFAULT_TIMEOUT, ApiSession
 
 REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 
@@ -32,19 +33,18 @@ class Access:
     reason: str
 
 
-def review(conn: Connection, specs: list[KindSpec], namespace: str | None = None) -> list[Access]:
+def review(
+    conn: Connection,
+    specs: list[KindSpec],
+    namespace: str | None = None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    transport: httpx.BaseTransport | None = None,
+) -> list[Access]:
     """Whether the identity may ``list`` each kind (cluster-wide, or in ``namespace``)."""
-    headers = {"Accept": "application/json"}
-    if conn.token:
-        headers["Authorization"] = f"Bearer {conn.token}"
     out: list[Access] = []
-    with httpx.Client(
-        base_url=conn.server,
-        headers=headers,
-        verify=_ssl_context(conn),
-        timeout=30,
-        event_hooks={"request": [_only_reviews]},
-    ) as http:
+    session = ApiSession(conn, _only_reviews, timeout=timeout, transport=transport)
+    try:
         for spec in specs:
             attrs: dict[str, str] = {"verb": "list", "group": spec.group, "resource": spec.resource}
             if namespace and spec.namespaced:
@@ -54,10 +54,7 @@ def review(conn: Connection, specs: list[KindSpec], namespace: str | None = None
                 "kind": "SelfSubjectAccessReview",
                 "spec": {"resourceAttributes": attrs},
             }
-            try:
-                response = http.post(REVIEW_PATH, json=body)
-            except httpx.TransportError as exc:
-                raise ConfigError(f"cannot reach the API server at {conn.server}: {exc}") from None
+            response = session.request("POST", REVIEW_PATH, json=body)
             if response.status_code == 401:
                 raise ConfigError(f"the API server at {conn.server} rejected the credentials (401)")
             if response.status_code not in (200, 201):
@@ -69,4 +66,6 @@ def review(conn: Connection, specs: list[KindSpec], namespace: str | None = None
             out.append(
                 Access(spec.key, "list", bool(status.get("allowed")), str(status.get("reason", "")))
             )
+    finally:
+        session.close()
     return out

@@ -1,7 +1,9 @@
 """The ``kubegap`` command line: audit, collect, list-checks, explain, rbac, mcp.
 
 ``main(argv)`` returns the exit code: 0 clean, 1 findings at or above --fail-on, 2 usage or
-configuration error (one clear line on stderr, no traceback), 3 coverage incomplete.
+configuration error (one clear line on stderr, never a traceback), 3 coverage incomplete.
+As in kubectl, ``-o``/``--output`` names the format; ``--output-file`` (or ``--format
+FORMAT=PATH``, repeatable) writes to files.
 """
 
 from __future__ import annotations
@@ -15,22 +17,17 @@ from pathlib import Path
 
 from . import __version__
 from .checks import ALL_CHECKS, REGISTRY, select
-from .engine import AuditResult, needed_kinds, run_checks
+from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
 from .model import SEVERITIES, Check
-from .report import (
-    DEFAULT_LIBRARY_URL,
-    EXIT_COVERAGE,
-    EXIT_USAGE,
-    check_to_dict,
-    exit_code,
-    render_json,
-    render_text,
-)
-from .snapshot import Snapshot
+from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json
+from .runner import AuditOptions, audit_once, live_snapshot, load_options_config
+from .session import DEFAULT_TIMEOUT
+from .text import render_text
 
 FORMATS = ("text", "json", "sarif")
+LIBRARY_ENV = "KUBEGAP_LIBRARY_URL"
 
 
 def _progress() -> Callable[[str], None] | None:
@@ -44,11 +41,42 @@ def _progress() -> Callable[[str], None] | None:
     return show
 
 
-def _common_cluster_args(p: argparse.ArgumentParser) -> None:
+def _clear_progress(progress: Callable[[str], None] | None) -> None:
+    if progress is not None:
+        sys.stderr.write("\r\033[K")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not 0 < seconds <= 3600:
+        raise argparse.ArgumentTypeError("must be between 0 and 3600 seconds")
+    return seconds
+
+
+def _cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
     p.add_argument("--context", help="kubeconfig context (default: current-context)")
     p.add_argument("-n", "--namespace", help="list namespaced kinds in this namespace only")
     p.add_argument("--checks", help="comma-separated check ids (default: all)")
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"per API request, connect and read (default: {DEFAULT_TIMEOUT:g})",
+    )
+
+
+def _library_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--library-url",
+        default=os.environ.get(LIBRARY_ENV) or None,
+        help=f"base URL of an incident library to link cases to (default: ${LIBRARY_ENV}; "
+        "without it, cases link to their public sources only)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,92 +91,102 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     audit = sub.add_parser("audit", help="audit a cluster (or a saved snapshot)")
-    _common_cluster_args(audit)
+    _cluster_args(audit)
+    _library_arg(audit)
     audit.add_argument("--snapshot", help="audit this snapshot file instead of a live cluster")
-    audit.add_argument("--fail-on", choices=SEVERITIES, default="high",
-                       help="exit 1 on failing findings of this severity or worse (default: high)")  # fmt: skip
-    audit.add_argument("--format", action="append", metavar="FORMAT[=PATH]",
-                       help="text, json or sarif; repeat for several, e.g. "
-                            "--format json=out.json --format sarif=out.sarif (default: text)")  # fmt: skip
-    audit.add_argument("-o", "--output", help="write the (single) format without =PATH here")
-    audit.add_argument("--library-url", default=DEFAULT_LIBRARY_URL,
-                       help=f"base URL of the incident library (default: {DEFAULT_LIBRARY_URL})")  # fmt: skip
-    audit.add_argument("--preflight", action="store_true",
-                       help="only ask the server (SelfSubjectAccessReview) which kinds may be "
-                            "listed, print it and exit (0 all allowed, 3 some denied)")  # fmt: skip
+    audit.add_argument("--config", help="kubegap.yaml: checks on/off, thresholds, exemptions")
+    audit.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default="high",
+        help="exit 1 on failing findings of this severity or worse (default: high)",
+    )
+    audit.add_argument("-o", "--output", choices=FORMATS, help="output format (default: text)")
+    audit.add_argument("--output-file", metavar="PATH", help="write the -o format to this file")
+    audit.add_argument(
+        "--format",
+        action="append",
+        metavar="FORMAT[=PATH]",
+        help="one more output, to a file with =PATH; repeat for several, e.g. "
+        "--format json=out.json --format sarif=out.sarif",
+    )
+    audit.add_argument(
+        "--no-color", action="store_true", help="no colour in the text report (also: NO_COLOR set)"
+    )
+    audit.add_argument(
+        "--preflight",
+        action="store_true",
+        help="only ask the server (SelfSubjectAccessReview) which kinds may be "
+        "listed, print it and exit (0 all allowed, 3 some denied)",
+    )
 
     collect = sub.add_parser("collect", help="save a read-only snapshot of the kinds checks need")
-    _common_cluster_args(collect)
-    collect.add_argument("-o", "--output", required=True, help="snapshot file (.json or .json.gz)")
+    _cluster_args(collect)
+    collect.add_argument(
+        "--output-file", required=True, metavar="PATH", help="snapshot file (.json or .json.gz)"
+    )
 
     lst = sub.add_parser("list-checks", help="list the checks")
-    lst.add_argument("--format", choices=("text", "json"), default="text")
-    lst.add_argument("--library-url", default=DEFAULT_LIBRARY_URL)
+    lst.add_argument(
+        "-o", "--output", "--format", dest="output", choices=("text", "json"), default="text"
+    )
+    _library_arg(lst)
 
     explain = sub.add_parser("explain", help="what a check reads, why, cases, fix, RBAC")
     explain.add_argument("check_id", metavar="ID")
-    explain.add_argument("--format", choices=("text", "json"), default="text")
-    explain.add_argument("--library-url", default=DEFAULT_LIBRARY_URL)
+    explain.add_argument(
+        "-o", "--output", "--format", dest="output", choices=("text", "json"), default="text"
+    )
+    _library_arg(explain)
 
     rbac = sub.add_parser("rbac", help="print the read-only RBAC manifest the checks need")
-    rbac.add_argument("-o", "--output", help="write it to this file")
+    rbac.add_argument("--output-file", metavar="PATH", help="write it to this file")
 
-    mcp = sub.add_parser("mcp", help="run the read-only MCP server on stdio")
-    mcp.add_argument("--library-url", default=DEFAULT_LIBRARY_URL)
+    mcp = sub.add_parser(
+        "mcp", help="run the read-only MCP server on stdio (needs the mcp package)"
+    )
+    _library_arg(mcp)
     return parser
 
 
-def parse_formats(specs: list[str] | None, output: str | None) -> list[tuple[str, str | None]]:
-    """``["json=a.json", "text"]`` -> ``[("json", "a.json"), ("text", None)]``; None = stdout."""
+def parse_outputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """Where each format goes: ``[("json", "out.json"), ("text", None)]``; None is stdout."""
     out: list[tuple[str, str | None]] = []
-    for spec in specs or ["text"]:
+    for spec in args.format or []:
         fmt, _, path = spec.partition("=")
         fmt = fmt.strip().lower()
         if fmt not in FORMATS:
             raise UsageError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
         out.append((fmt, path or None))
-    if output:
+    if args.output:
+        out.append((args.output, args.output_file))
+    elif args.output_file:
         unnamed = [i for i, (_, p) in enumerate(out) if p is None]
-        if len(unnamed) != 1:
-            raise UsageError("--output needs exactly one --format without =PATH")
-        out[unnamed[0]] = (out[unnamed[0]][0], output)
+        if len(unnamed) > 1:
+            raise UsageError(
+                "--output-file needs -o FORMAT (or exactly one --format without =PATH)"
+            )
+        if unnamed:
+            out[unnamed[0]] = (out[unnamed[0]][0], args.output_file)
+        else:
+            out.append(("text", args.output_file))
+    if not out:
+        out = [("text", None)]
     if sum(1 for _, p in out if p is None) > 1:
-        raise UsageError("several formats to stdout; give each but one a path: --format json=FILE")
+        raise UsageError("several formats to stdout; give each but one a file: --format json=FILE")
     return out
 
 
-def _filter_namespace(snap: Snapshot, namespace: str) -> None:
-    for key, items in snap.objects.items():
-        if KINDS[key].namespaced:
-            snap.objects[key] = [o for o in items if o["metadata"].get("namespace") == namespace]
-    snap.namespace = namespace
-
-
-def _live_snapshot(args: argparse.Namespace, checks: list[Check]) -> Snapshot:
-    from .client import ReadOnlyClient
-    from .kubeconfig import resolve_connection
-    from .snapshot import collect
-
-    conn = resolve_connection(args.kubeconfig, args.context)
-    progress = _progress()
-    with ReadOnlyClient(conn) as client:
-        snap = collect(client, needed_kinds(checks), args.namespace, progress)
-    if progress is not None:
-        sys.stderr.write("\r\033[K")
-    return snap
-
-
-def audit_once(args: argparse.Namespace, checks: list[Check]) -> AuditResult:
-    from .snapshot import load
-
-    if args.snapshot:
-        snap = load(args.snapshot)
-        if args.namespace:
-            _filter_namespace(snap, args.namespace)
-        result = run_checks(checks, snap)
-        result.source, result.source_detail = "snapshot", str(args.snapshot)
-        return result
-    return run_checks(checks, _live_snapshot(args, checks))
+def _options(args: argparse.Namespace) -> AuditOptions:
+    return AuditOptions(
+        snapshot=getattr(args, "snapshot", None),
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        namespace=args.namespace,
+        checks=args.checks,
+        config=getattr(args, "config", None),
+        timeout=args.timeout,
+    )
 
 
 def _write(path: str | None, text: str) -> None:
@@ -161,17 +199,30 @@ def _write(path: str | None, text: str) -> None:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def _color(args: argparse.Namespace) -> bool:
+    return not args.no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     checks = select(args.checks)
     if args.preflight:
         return cmd_preflight(args, checks)
-    formats = parse_formats(args.format, args.output)
-    result = audit_once(args, checks)
+    outputs = parse_outputs(args)
+    progress = _progress()
+    result = audit_once(_options(args), checks, progress)
+    _clear_progress(progress)
     from .sarif import render_sarif
 
-    renderers = {"text": render_text, "json": render_json, "sarif": render_sarif}
-    for fmt, path in formats:
-        _write(path, renderers[fmt](result, args.fail_on, args.library_url))
+    for fmt, path in outputs:
+        if fmt == "text":
+            text = render_text(
+                result, args.fail_on, args.library_url, path is None and _color(args)
+            )
+        elif fmt == "json":
+            text = render_json(result, args.fail_on, args.library_url)
+        else:
+            text = render_sarif(result, args.fail_on, args.library_url)
+        _write(path, text)
     return exit_code(result, args.fail_on)
 
 
@@ -181,8 +232,12 @@ def cmd_preflight(args: argparse.Namespace, checks: list[Check]) -> int:
 
     if args.snapshot:
         raise UsageError("--preflight asks a live cluster; it cannot be combined with --snapshot")
+    config = load_options_config(_options(args))
+    active = [c for c in checks if c.id not in config.disabled]
     conn = resolve_connection(args.kubeconfig, args.context)
-    results = review(conn, [KINDS[k] for k in needed_kinds(checks)], args.namespace)
+    results = review(
+        conn, [KINDS[k] for k in needed_kinds(active)], args.namespace, timeout=args.timeout
+    )
     for r in results:
         print(f"{'allowed' if r.allowed else 'DENIED':<8} list {r.kind}")
     return 0 if all(r.allowed for r in results) else EXIT_COVERAGE
@@ -192,18 +247,20 @@ def cmd_collect(args: argparse.Namespace) -> int:
     from .snapshot import save
 
     checks = select(args.checks)
-    snap = _live_snapshot(args, checks)
-    save(snap, args.output)
+    progress = _progress()
+    snap = live_snapshot(_options(args), checks, progress)
+    _clear_progress(progress)
+    save(snap, args.output_file)
     incomplete = [k for k, c in snap.coverage.items() if c.status in ("forbidden", "error")]
     total = sum(len(v) for v in snap.objects.values())
-    print(f"wrote {args.output}: {len(snap.coverage)} kinds, {total} objects", file=sys.stderr)
+    print(f"wrote {args.output_file}: {len(snap.coverage)} kinds, {total} objects", file=sys.stderr)
     for key in incomplete:
         print(f"  {snap.coverage[key].status}: {key}", file=sys.stderr)
     return EXIT_COVERAGE if incomplete else 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    if args.format == "json":
+    if args.output == "json":
         doc = {"checks": [check_to_dict(c, args.library_url) for c in ALL_CHECKS]}
         print(json.dumps(doc, indent=2))
         return 0
@@ -212,15 +269,29 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def explain_text(check: Check, library_url: str) -> str:
+def explain_text(check: Check, library_url: str | None) -> str:
     d = check_to_dict(check, library_url)
-    lines = [f"{check.id}: {check.title}",
-             f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
-             "", "Why it matters:", f"  {check.why}", "", "How to fix:", f"  {check.remediation}",
-             "", "Reads (get/list/watch):"]  # fmt: skip
+    lines = [
+        f"{check.id}: {check.title}",
+        f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
+        "",
+        "Why it matters:",
+        f"  {check.why}",
+        "",
+        "How to fix:",
+        f"  {check.remediation}",
+        "",
+        "Reads (get/list/watch):",
+    ]
     lines += [f"  {r['kind']} ({'/'.join(r['versions'])})" for r in d["reads"]]
+    if d["settings"]:
+        lines += ["", "Settings (--config checks.<ID>.<name>):"]
+        lines += [f"  {s['name']} = {s['default']}: {s['help']}" for s in d["settings"]]
     lines += ["", "Cases it cites:"]
-    lines += [f"  {c['title']}\n    {c['url']}" for c in d["cases"]]
+    for c in d["cases"]:
+        lines.append(f"  {c['title']}\n    {c['source_url']}")
+        if "library_url" in c:
+            lines.append(f"    {c['library_url']}")
     lines += ["", "Public references:"]
     lines += [f"  {r['title']}: {r['url']}" for r in d["references"]]
     lines += ["", "RBAC it needs:"]
@@ -232,7 +303,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     check = REGISTRY.get(args.check_id.upper())
     if check is None:
         raise UsageError(f"unknown check id {args.check_id!r} (see kubegap list-checks)")
-    if args.format == "json":
+    if args.output == "json":
         print(json.dumps(check_to_dict(check, args.library_url), indent=2))
     else:
         sys.stdout.write(explain_text(check, args.library_url))
@@ -242,13 +313,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_rbac(args: argparse.Namespace) -> int:
     from .rbac import manifest
 
-    _write(args.output, manifest(ALL_CHECKS))
+    _write(args.output_file, manifest(ALL_CHECKS))
     return 0
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from .mcp_server import build_server
-
+    try:
+        from .mcp_server import build_server
+    except ImportError as exc:
+        raise UsageError(
+            f"kubegap mcp needs the 'mcp' package, which this install lacks ({exc.name or exc}): "
+            "install kubegap with its dependencies (pip install -e . in the repository), not the "
+            "one-file kubegap.pyz"
+        ) from None
     build_server(args.library_url).run("stdio")
     return 0
 
@@ -282,3 +359,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:  # a kubegap bug: one line, not a traceback (KUBEGAP_DEBUG=1 shows it)
+        if os.environ.get("KUBEGAP_DEBUG"):
+            raise
+        print(
+            f"kubegap: internal error: {type(exc).__name__}: {exc} (KUBEGAP_DEBUG=1 shows the "
+            "traceback; please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE

@@ -1,15 +1,14 @@
 """Read-only access to a Kubernetes API server.
 
-:class:`ReadOnlyClient` is the only way kubegap talks to a cluster, and it can only send GET: it
-has no method for any other verb, its transport refuses any other method before a byte leaves the
-process, and it refuses paths of resources kubegap must never read (Secrets, logs, exec).
+:class:`ReadOnlyClient` is the only way kubegap lists a cluster, and it can only send GET: it has
+no method for any other verb, its session refuses any other method before a byte leaves the
+process, and it refuses paths of resources kubegap must never read (Secrets, logs, exec). The
+connection itself (TLS, credentials, retries, timeouts) is :class:`~.session.ApiSession`'s.
 """
 
 from __future__ import annotations
 
-import os
-import ssl
-import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,9 +16,11 @@ from typing import Any
 import httpx
 
 from .errors import ApiError, ConfigError
-from .kinds import FORBIDDEN_SEGMENTS, KindSpec
+from .k8s import Obj
+from .kinds import forbidden_path, project
+from .kindspec import KindSpec
 from .kubeconfig import Connection
-from .projection import Obj, project
+from .session import DEFAULT_TIMEOUT, ApiSession
 
 PAGE_LIMIT = 500
 
@@ -43,6 +44,7 @@ class ListResult:
     items: list[Obj]
     pages: int
     restarted: bool = False
+    truncated: bool = False  # stopped at the kind's max_items
 
 
 @dataclass
@@ -76,42 +78,8 @@ def _status_message(response: httpx.Response) -> str:
 def _refuse_non_get(request: httpx.Request) -> None:
     if request.method != "GET":
         raise RuntimeError(f"kubegap is read-only: refused {request.method} {request.url.path}")
-    segments = set(request.url.path.strip("/").split("/"))
-    if segments & FORBIDDEN_SEGMENTS:
+    if forbidden_path(request.url.path):
         raise RuntimeError(f"kubegap never reads {request.url.path}")
-
-
-def _ssl_context(conn: Connection) -> ssl.SSLContext | bool:
-    if not conn.server.startswith("https://"):
-        return False
-    if conn.insecure:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    else:
-        try:
-            ctx = ssl.create_default_context(cafile=conn.ca_file, cadata=conn.ca_data)
-        except (ssl.SSLError, OSError) as exc:
-            raise ConfigError(f"cannot load the cluster CA certificate: {exc}") from None
-    try:
-        if conn.client_cert_file:
-            ctx.load_cert_chain(conn.client_cert_file, conn.client_key_file)
-        elif conn.client_cert_data:
-            _load_cert_data(ctx, conn.client_cert_data, conn.client_key_data or b"")
-    except (ssl.SSLError, OSError) as exc:
-        raise ConfigError(f"cannot load the client certificate or key: {exc}") from None
-    return ctx
-
-
-def _load_cert_data(ctx: ssl.SSLContext, cert: bytes, key: bytes) -> None:
-    # ssl only loads certificates from files: write them to a private temp dir, load, delete.
-    with tempfile.TemporaryDirectory(prefix="kubegap-") as tmp:
-        cert_path, key_path = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
-        for path, data in ((cert_path, cert), (key_path, key)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-        ctx.load_cert_chain(cert_path, key_path if key else None)
 
 
 def _listable(listing: Any) -> set[str]:
@@ -129,31 +97,18 @@ class ReadOnlyClient:
         self,
         conn: Connection,
         *,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT,
         transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        headers = {"Accept": "application/json", "User-Agent": "kubegap (read-only audit)"}
-        headers.update(conn.extra_headers)
-        auth: tuple[str, str] | None = None
-        if conn.token:
-            headers["Authorization"] = f"Bearer {conn.token}"
-        elif conn.username is not None and conn.password is not None:
-            auth = (conn.username, conn.password)
-        verify = _ssl_context(conn)
         self.server = conn.server
         self.context = conn.context
-        self._http = httpx.Client(
-            base_url=conn.server,
-            headers=headers,
-            auth=auth,
-            verify=verify,
-            timeout=timeout,
-            transport=transport,
-            event_hooks={"request": [_refuse_non_get]},
+        self._session = ApiSession(
+            conn, _refuse_non_get, timeout=timeout, transport=transport, sleep=sleep
         )
 
     def close(self) -> None:
-        self._http.close()
+        self._session.close()
 
     def __enter__(self) -> ReadOnlyClient:
         return self
@@ -163,10 +118,7 @@ class ReadOnlyClient:
 
     def get(self, path: str, params: dict[str, str] | None = None) -> Any:
         """GET ``path`` and return the decoded JSON body; map HTTP errors to exceptions."""
-        try:
-            response = self._http.request("GET", path, params=params)
-        except httpx.TransportError as exc:
-            raise ConfigError(f"cannot reach the API server at {self.server}: {exc}") from None
+        response = self._session.request("GET", path, params=params)
         status = response.status_code
         if status == 200:
             try:
@@ -246,6 +198,8 @@ class ReadOnlyClient:
             try:
                 while True:
                     params = {"limit": str(PAGE_LIMIT)}
+                    if spec.field_selector:
+                        params["fieldSelector"] = spec.field_selector
                     if token:
                         params["continue"] = token
                     body = self.get(path, params)
@@ -255,6 +209,8 @@ class ReadOnlyClient:
                     if on_page is not None:
                         on_page(pages, len(items))
                     token = (body.get("metadata") or {}).get("continue") or None
+                    if token and spec.max_items is not None and len(items) >= spec.max_items:
+                        return ListResult(items, pages, attempt == 1, truncated=True)
                     if not token:
                         return ListResult(items, pages, restarted=attempt == 1)
             except Gone:

@@ -1,73 +1,21 @@
-"""What checks see: the snapshot plus the joins most checks need (GPU nodes, training workloads).
+"""What checks see: the snapshot plus the joins most checks need (GPU nodes, workloads, owners).
 
-The helpers here are pure functions of the snapshot, computed once per audit and cached, so a
-check is a few lines over ready-made lists.
+The views here are computed once per audit and cached, so a check is a few lines over ready-made
+lists. Kubernetes semantics (quantities, conditions, owners, taints) live in :mod:`.k8s`; what
+each workload kind means lives in its adapter (:mod:`.workloads`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cached_property, partial
+from functools import cached_property
 from typing import Any
 
+from .k8s import Obj, api_group, is_gpu_node, parse_time, spec_gpus
 from .kinds import KINDS
 from .model import Resource
-from .projection import Obj
-from .projection.core import GPU_RESOURCES, is_gpu_resource
 from .snapshot import Snapshot
-
-# Kinds whose pods are evaluated through their templates rather than pod by pod.
-TEMPLATE_OWNERS = {
-    ("batch", "Job"): "jobs.batch",
-    ("kubeflow.org", "PyTorchJob"): "pytorchjobs.kubeflow.org",
-    ("kubeflow.org", "MPIJob"): "mpijobs.kubeflow.org",
-    ("jobset.x-k8s.io", "JobSet"): "jobsets.jobset.x-k8s.io",
-    ("batch.volcano.sh", "Job"): "jobs.batch.volcano.sh",
-}
-WORKLOAD_KINDS = ("pods", *TEMPLATE_OWNERS.values())
-# Owners (or labels) that mark a pod as part of a training job, when its owner is not listed.
-TRAINING_OWNER_KINDS = frozenset({"Job", "PyTorchJob", "MPIJob", "TFJob", "JobSet", "TrainJob"})
-GANG_LABELS = (
-    "training.kubeflow.org/job-name",
-    "jobset.sigs.k8s.io/jobset-name",
-    "volcano.sh/job-name",
-)
-_FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
-
-
-_SUFFIXES = {
-    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
-    "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
-}  # fmt: skip
-
-
-def quantity(value: Any) -> float:
-    """A Kubernetes quantity as a number (``"8"`` -> 8, ``"500m"`` -> 0.5, ``"1Gi"`` -> 2**30)."""
-    if value is None:
-        return 0.0
-    text = str(value).strip()
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    for suffix, factor in _SUFFIXES.items():
-        if text.endswith(suffix):
-            try:
-                return float(text[: -len(suffix)]) * factor
-            except ValueError:
-                return 0.0
-    return 0.0
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
+from .workloads.index import Malformed, Workload, WorkloadIndex
 
 
 def ref(key: str, obj: Obj, version: str | None = None) -> Resource:
@@ -82,114 +30,26 @@ def ref(key: str, obj: Obj, version: str | None = None) -> Resource:
     )
 
 
-def container_gpus(container: Obj) -> float:
-    res = container.get("resources") or {}
-    total = 0.0
-    for part in ("limits", "requests"):
-        values = res.get(part) or {}
-        found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
-        total = max(total, found)
-    return total
-
-
-def spec_gpus(pod_spec: Obj) -> float:
-    return sum(container_gpus(c) for c in pod_spec.get("containers") or [])
-
-
-def node_gpus(node: Obj, field: str = "capacity") -> float:
-    values = (node.get("status") or {}).get(field) or {}
-    return sum(quantity(values.get(r)) for r in GPU_RESOURCES)
-
-
-def is_gpu_node(node: Obj) -> bool:
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    return (
-        node_gpus(node) > 0
-        or node_gpus(node, "allocatable") > 0
-        or labels.get("nvidia.com/gpu.present") == "true"
-        or "nvidia.com/gpu.count" in labels
-    )
-
-
-def condition(obj: Obj, ctype: str) -> Obj | None:
-    for c in (obj.get("status") or {}).get("conditions") or []:
-        if c.get("type") == ctype:
-            return dict(c)
-    return None
-
-
-def is_finished(obj: Obj) -> bool:
-    status = obj.get("status") or {}
-    if status.get("completionTime"):
-        return True
-    phase = (status.get("state") or {}).get("phase")
-    if phase in ("Completed", "Failed", "Aborted", "Terminated"):
-        return True
-    return any(
-        c.get("type") in _FINISHED and c.get("status") == "True"
-        for c in status.get("conditions") or []
-    )
-
-
-def pod_ready(pod: Obj) -> bool:
-    status = pod.get("status") or {}
-    statuses = status.get("containerStatuses") or []
-    return (
-        status.get("phase") == "Running"
-        and bool(statuses)
-        and all(s.get("ready") for s in statuses)
-    )
-
-
-def owner_key(obj: Obj) -> tuple[str, str] | None:
-    for owner in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        api = str(owner.get("apiVersion", ""))
-        group = api.rsplit("/", 1)[0] if "/" in api else ""
-        return (group, str(owner.get("kind", "")))
-    return None
-
-
-@dataclass(frozen=True)
-class Workload:
-    """A pod template (or a standalone pod) that asks for GPUs, with the path to its pod spec."""
-
-    resource: Resource
-    spec: Obj  # projected pod spec
-    path: str  # JSON-ish path of ``spec`` inside the resource
-    pods: int  # replicas (templates) or pods represented (grouped pods)
-    labels: dict[str, str]
-    training: bool = True  # a training job (not e.g. an inference Deployment)
-
-
-@dataclass(frozen=True)
-class Malformed:
-    """An object a check needed but could not read (say, ``replicas: "two"``)."""
-
-    key: str
-    resource: Resource
-    error: str
-
-
 class Context:
     """The snapshot and derived views, handed to every check function."""
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.snapshot = snapshot
-        # Objects whose pod templates could not be read; filled when workloads are first built.
-        self.malformed: list[Malformed] = []
         # Set when a check reads the workloads, so the engine knows whose view they limited.
         self.workloads_read = False
+        # The running check's settings (its defaults, changed by a config file).
+        self.params: dict[str, Any] = {}
 
     def items(self, key: str) -> list[Obj]:
         return self.snapshot.items(key)
 
-    def listed(self, key: str) -> bool:
-        cov = self.snapshot.coverage.get(key)
-        return cov is not None and cov.status == "listed"
-
     def absent(self, key: str) -> bool:
         cov = self.snapshot.coverage.get(key)
         return cov is not None and cov.status == "absent"
+
+    def truncated(self, key: str) -> bool:
+        cov = self.snapshot.coverage.get(key)
+        return cov is not None and cov.truncated
 
     def ref(self, key: str, obj: Obj) -> Resource:
         cov = self.snapshot.coverage.get(key)
@@ -197,6 +57,14 @@ class Context:
         if cov is not None and cov.api_version:
             version = cov.api_version.rsplit("/", 1)[-1]
         return ref(key, obj, version)
+
+    def param(self, name: str) -> Any:
+        return self.params[name]
+
+    @property
+    def scope(self) -> str:
+        """`` in namespace X`` under ``--namespace``, else empty: for messages about pods."""
+        return f" in namespace {self.snapshot.namespace}" if self.snapshot.namespace else ""
 
     @cached_property
     def now(self) -> datetime:
@@ -235,204 +103,75 @@ class Context:
                 out.setdefault(str(node_name), []).append(p)
         return out
 
+    @cached_property
+    def index(self) -> WorkloadIndex:
+        """Listed workload objects and owner resolution, through the adapter registry."""
+        return WorkloadIndex(self.items, self.ref)
+
+    @property
+    def malformed(self) -> list[Malformed]:
+        """Objects whose pod templates could not be read; filled when workloads are built."""
+        return self.index.malformed
+
     def workloads(self) -> list[Workload]:
-        """Active GPU workloads: training-job templates, Jobs, and pods no listed owner explains."""
+        """Active GPU workloads: listed objects through their adapters, and unexplained pods."""
         self.workloads_read = True
         return self._workloads
 
     def training_workloads(self) -> list[Workload]:
         """The GPU workloads that are training jobs (checkpointing applies to them)."""
-        self.workloads_read = True
-        return [w for w in self._workloads if w.training]
-
-    def is_training_pod(self, pod: Obj) -> bool:
-        meta = pod.get("metadata") or {}
-        owners = meta.get("ownerReferences") or []
-        labels = meta.get("labels") or {}
-        return bool(owners and owners[0].get("kind") in TRAINING_OWNER_KINDS) or any(
-            k in labels for k in GANG_LABELS
-        )
+        return [w for w in self.workloads() if w.training]
 
     @cached_property
     def _workloads(self) -> list[Workload]:
-        return [w for w in self._iter_workloads() if spec_gpus(w.spec) > 0]
+        return self.index.gpu_workloads(self.gpu_pods)
 
-    def _iter_workloads(self) -> Iterator[Workload]:
-        for key, obj, read in self._workload_sources():
-            try:
-                found = list(read())
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                # One odd object must not blind a check to every other object.
-                self.malformed.append(
-                    Malformed(key, self.ref(key, obj), f"{type(exc).__name__}: {exc}")
-                )
-                continue
-            yield from found
-        yield from self._standalone_pods()
+    def workload_of(self, pod: Obj) -> Resource:
+        """The workload a pod belongs to (the top of its listed owner chain)."""
+        return self.index.pod_workload(pod)[0]
 
-    def _workload_sources(self) -> Iterator[tuple[str, Obj, Callable[[], Iterable[Workload]]]]:
-        """(kind, object, reader of its workloads) for every active object with pod templates."""
-        for job in self.items("jobs.batch"):
-            if not (is_finished(job) or owner_key(job) == ("jobset.x-k8s.io", "JobSet")):
-                yield "jobs.batch", job, partial(self._job_workloads, job)
-        for key, field in (
-            ("pytorchjobs.kubeflow.org", "pytorchReplicaSpecs"),
-            ("mpijobs.kubeflow.org", "mpiReplicaSpecs"),
-        ):
-            for job in self.items(key):
-                if not is_finished(job):
-                    yield key, job, partial(self._replica_workloads, key, field, job)
-        for js in self.items("jobsets.jobset.x-k8s.io"):
-            if not is_finished(js):
-                yield "jobsets.jobset.x-k8s.io", js, partial(self._jobset_workloads, js)
-        for vj in self.items("jobs.batch.volcano.sh"):
-            if not is_finished(vj):
-                yield "jobs.batch.volcano.sh", vj, partial(self._volcano_workloads, vj)
+    def is_training_pod(self, pod: Obj) -> bool:
+        return self.index.is_training_pod(pod)
 
-    def _job_workloads(self, job: Obj) -> Iterator[Workload]:
-        spec = job.get("spec") or {}
-        yield self._template("jobs.batch", job, spec.get("template"), "spec.template",
-                             int(spec.get("parallelism") or 1))  # fmt: skip
-
-    def _replica_workloads(self, key: str, field: str, job: Obj) -> Iterator[Workload]:
-        for role, rs in sorted(((job.get("spec") or {}).get(field) or {}).items()):
-            path = f"spec.{field}.{role}.template"
-            yield self._template(key, job, rs.get("template"), path, rs.get("replicas", 1))
-
-    def _jobset_workloads(self, js: Obj) -> Iterator[Workload]:
-        for i, rj in enumerate((js.get("spec") or {}).get("replicatedJobs") or []):
-            jspec = (rj.get("template") or {}).get("spec") or {}
-            path = f"spec.replicatedJobs[{i}].template.spec.template"
-            count = int(rj.get("replicas") or 1) * int(jspec.get("parallelism") or 1)
-            yield self._template("jobsets.jobset.x-k8s.io", js, jspec.get("template"), path,
-                                 count)  # fmt: skip
-
-    def _volcano_workloads(self, vj: Obj) -> Iterator[Workload]:
-        for i, task in enumerate((vj.get("spec") or {}).get("tasks") or []):
-            path = f"spec.tasks[{i}].template"
-            yield self._template("jobs.batch.volcano.sh", vj, task.get("template"), path,
-                                 task.get("replicas", 1))  # fmt: skip
-
-    def _template(self, key: str, obj: Obj, tpl: Any, path: str, count: Any) -> Workload:
-        tpl = tpl or {}
-        return Workload(
-            self.ref(key, obj),
-            tpl.get("spec") or {},
-            f"{path}.spec",
-            int(count or 1),
-            dict((tpl.get("metadata") or {}).get("labels") or {}),
+    def object_of(self, resource: Resource) -> Obj | None:
+        """The listed object behind a finding's resource, for its labels and annotations."""
+        key = (
+            api_group(resource.api_version),
+            resource.kind,
+            resource.namespace or "",
+            resource.name,
         )
+        return self._objects.get(key)
 
     @cached_property
-    def _template_owners(self) -> set[tuple[str, str, str]]:
-        """(namespace, kind, name) of listed objects whose pod templates are evaluated."""
-        out: set[tuple[str, str, str]] = set()
-        for key in TEMPLATE_OWNERS.values():
-            kind = KINDS[key].kind
+    def _objects(self) -> dict[tuple[str, str, str, str], Obj]:
+        out: dict[tuple[str, str, str, str], Obj] = {}
+        for key, spec in KINDS.items():
             for obj in self.items(key):
                 meta = obj.get("metadata") or {}
-                out.add((str(meta.get("namespace", "")), kind, str(meta.get("name"))))
+                out[
+                    (spec.group, spec.kind, str(meta.get("namespace") or ""), str(meta.get("name")))
+                ] = obj
         return out
 
-    def _standalone_pods(self) -> Iterator[Workload]:
-        groups: dict[tuple[str, str, str], list[Obj]] = {}
-        for pod in self.gpu_pods:
-            if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-                continue
-            meta = pod["metadata"]
-            owners = meta.get("ownerReferences") or []
-            okey = owner_key(pod)
-            if (
-                okey in TEMPLATE_OWNERS
-                and (str(meta.get("namespace", "")), okey[1], str(owners[0].get("name")))
-                in self._template_owners
-            ):
-                continue  # its owner's template is evaluated instead
-            group_key = (
-                str(meta.get("namespace", "")),
-                f"{owners[0].get('kind')}/{owners[0].get('name')}" if owners else "",
-                "" if owners else str(meta.get("name")),
-            )
-            groups.setdefault(group_key, []).append(pod)
-        for (namespace, owner, _), pods in sorted(groups.items()):
-            pods.sort(key=lambda p: str(p["metadata"].get("name")))
-            first = pods[0]
-            if owner:
-                o = first["metadata"]["ownerReferences"][0]
-                resource = Resource(str(o.get("apiVersion")), str(o.get("kind")),
-                                    str(o.get("name")), namespace)  # fmt: skip
-            else:
-                resource = self.ref("pods", first)
-            labels = dict(first["metadata"].get("labels") or {})
-            yield Workload(
-                resource,
-                first.get("spec") or {},
-                "spec",
-                len(pods),
-                labels,
-                training=resource.kind in TRAINING_OWNER_KINDS
-                or any(k in labels for k in GANG_LABELS),
-            )
+    def labels_and_annotations(self, resource: Resource) -> tuple[dict[str, str], dict[str, str]]:
+        """The labels and annotations of a finding's object (of its first pod, for pod groups)."""
+        obj = self.object_of(resource)
+        if obj is None and resource.kind != "Cluster":
+            pods = self._pods_by_workload.get(resource)
+            obj = pods[0] if pods else None
+        meta = (obj or {}).get("metadata") or {}
+        return dict(meta.get("labels") or {}), dict(meta.get("annotations") or {})
 
+    @cached_property
+    def _pods_by_workload(self) -> dict[Resource, tuple[Obj, ...]]:
+        return {w.resource: w.pods for w in self._workloads if w.pods}
 
-def tolerates(tolerations: list[Obj], taint: Obj) -> bool:
-    """Whether any toleration matches ``taint`` (Kubernetes semantics)."""
-    for tol in tolerations:
-        op = tol.get("operator", "Equal")
-        key = tol.get("key")
-        if key and key != taint.get("key"):
-            continue
-        if not key and op != "Exists":
-            continue
-        if tol.get("effect") and tol.get("effect") != taint.get("effect"):
-            continue
-        if op == "Exists" or tol.get("value", "") == taint.get("value", ""):
-            return True
-    return False
-
-
-def _expr_matches(expr: Obj, labels: dict[str, str]) -> bool:
-    key, op = expr.get("key"), expr.get("operator")
-    values = [str(v) for v in expr.get("values") or []]
-    present = key in labels
-    value = labels.get(str(key))
-    if op == "In":
-        return present and value in values
-    if op == "NotIn":
-        return not present or value not in values
-    if op == "Exists":
-        return present
-    if op == "DoesNotExist":
-        return not present
-    if op in ("Gt", "Lt") and present and values:
-        try:
-            a, b = int(str(value)), int(values[0])
-        except ValueError:
-            return False
-        return a > b if op == "Gt" else a < b
-    return False
-
-
-def selects_node(pod_spec: Obj, node: Obj) -> bool:
-    """Whether a pod spec's nodeSelector and required node affinity allow ``node``."""
-    labels = (node.get("metadata") or {}).get("labels") or {}
-    for k, v in (pod_spec.get("nodeSelector") or {}).items():
-        if labels.get(k) != v:
-            return False
-    required = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
-    ) or {}
-    terms = required.get("nodeSelectorTerms") or []
-    if terms and not any(
-        all(_expr_matches(e, labels) for e in t.get("matchExpressions") or []) for t in terms
-    ):
-        return False
-    return True
-
-
-def schedulable_taints(node: Obj) -> list[Obj]:
-    return [
-        t
-        for t in (node.get("spec") or {}).get("taints") or []
-        if t.get("effect") in ("NoSchedule", "NoExecute")
-    ]
+    @cached_property
+    def pods_by_name(self) -> dict[tuple[str, str], list[Obj]]:
+        """Pods by (namespace, name)."""
+        out: dict[tuple[str, str], list[Obj]] = {}
+        for p in self.items("pods"):
+            meta = p.get("metadata") or {}
+            out.setdefault((str(meta.get("namespace", "")), str(meta.get("name"))), []).append(p)
+        return out

@@ -1,14 +1,17 @@
-"""Run checks over a snapshot; gate each check on the coverage of the kinds it reads."""
+"""Run checks over a snapshot: gate each on coverage, merge per resource, apply exemptions."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from .config import AuditConfig
 from .context import Context
 from .kinds import KINDS
-from .model import CLUSTER, Check, Evidence, Finding, Result
+from .model import CLUSTER, Check, Evidence, Finding, Resource, Result
 from .snapshot import Coverage, Snapshot
+
+_READ_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
 
 
 @dataclass
@@ -19,11 +22,10 @@ class AuditResult:
     findings: list[Finding]
     coverage: dict[str, Coverage]
     snapshot: Snapshot
-    started_at: str | None = None
-    finished_at: str | None = None
     source: str = "live"  # "live" or "snapshot"
     source_detail: str = ""  # the snapshot path
-    notes: list[str] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)  # check ids a config file switched off
+    config: AuditConfig = field(default_factory=AuditConfig)
 
     @property
     def coverage_complete(self) -> bool:
@@ -72,31 +74,101 @@ def _unread_objects(check: Check, ctx: Context) -> list[Result]:
     ]
 
 
-def run_checks(checks: list[Check], snap: Snapshot) -> AuditResult:
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
+
+
+def _unique_evidence(evidence: Iterable[Evidence]) -> tuple[Evidence, ...]:
+    # Observed values may be lists or dicts (unhashable): compare them by their repr.
+    seen: dict[str, Evidence] = {}
+    for e in evidence:
+        seen.setdefault(repr((e.path, e.observed, e.expected)), e)
+    return tuple(seen.values())
+
+
+def merge(results: list[Result]) -> list[Result]:
+    """One result per (status, resource): a workload's gaps in its replica types and pods, once."""
+    merged: dict[tuple[str, Resource], Result] = {}
+    for r in results:
+        key = (r.status, r.resource)
+        seen = merged.get(key)
+        if seen is None:
+            merged[key] = r
+            continue
+        merged[key] = replace(
+            seen,
+            message=seen.message if r.message in seen.message else f"{seen.message}; {r.message}",
+            evidence=_unique_evidence((*seen.evidence, *r.evidence)),
+            members=_unique((*seen.members, *r.members)),
+            examined=_unique((*seen.examined, *r.examined)),
+            not_seen=_unique((*seen.not_seen, *r.not_seen)),
+        )
+    return list(merged.values())
+
+
+def _evaluate(check: Check, ctx: Context, snap: Snapshot) -> list[Result]:
+    gated = _gate(check, snap)
+    if gated is not None:
+        return [gated]
+    ctx.workloads_read = False
+    try:
+        results = list(check.func(ctx))
+    except _READ_ERRORS as exc:
+        message = f"check could not read the objects: {type(exc).__name__}: {exc}"
+        results = [Result("not_evaluated", CLUSTER, message)]
+    if not results:
+        results = [Result("not_evaluated", CLUSTER, "check returned no result")]
+    if ctx.workloads_read:
+        results.extend(_unread_objects(check, ctx))
+    results = merge(results)
+    if snap.namespace and any(KINDS[k].namespaced for k in check.reads):
+        outside = f"objects outside namespace {snap.namespace} (--namespace)"
+        results = [
+            replace(r, not_seen=_unique((*r.not_seen, outside))) if r.status == "pass" else r
+            for r in results
+        ]
+    return results
+
+
+def _finding(check: Check, r: Result, ctx: Context, config: AuditConfig) -> Finding:
+    finding = Finding(
+        check, r.status, r.resource, r.message, r.evidence, r.members, r.examined, r.not_seen
+    )
+    if r.status != "fail" or (r.resource.kind == "Cluster" and not config.exemptions):
+        return finding
+    labels, annotations = ctx.labels_and_annotations(r.resource)
+    exemption = config.exemption(check.id, r.resource, labels, annotations)
+    return replace(finding, status="exempted", exemption=exemption) if exemption else finding
+
+
+def run_checks(
+    checks: list[Check], snap: Snapshot, config: AuditConfig | None = None
+) -> AuditResult:
     """Evaluate ``checks`` against ``snap``; every check yields at least one finding."""
+    config = config or AuditConfig()
+    active = [c for c in checks if c.id not in config.disabled]
     ctx = Context(snap)
     findings: list[Finding] = []
-    for check in checks:
-        gated = _gate(check, snap)
-        if gated is not None:
-            results: list[Result] = [gated]
-        else:
-            ctx.workloads_read = False
-            try:
-                results = list(check.func(ctx))
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                message = f"check could not read the objects: {type(exc).__name__}: {exc}"
-                results = [Result("not_evaluated", CLUSTER, message)]
-            if not results:
-                results = [Result("not_evaluated", CLUSTER, "check returned no result")]
-            if ctx.workloads_read:
-                results.extend(_unread_objects(check, ctx))
-        findings.extend(
-            Finding(check, r.status, r.resource, r.message, r.evidence) for r in results
-        )
+    for check in active:
+        ctx.params = config.params_for(check)
+        found = [_finding(check, r, ctx, config) for r in _evaluate(check, ctx, snap)]
+        exempted = [f for f in found if f.status == "exempted"]
+        if exempted and not [f for f in found if f.status in ("fail", "pass", "not_evaluated")]:
+            excused = tuple(f.resource.logical_name for f in exempted)
+            found.append(
+                Finding(
+                    check,
+                    "pass",
+                    CLUSTER,
+                    f"no gap beyond the {len(exempted)} exempted",
+                    examined=excused,
+                )
+            )
+        findings.extend(found)
     findings.sort(key=Finding.sort_key)
-    coverage = {k: snap.coverage[k] for k in needed_kinds(checks) if k in snap.coverage}
-    for key in needed_kinds(checks):
+    coverage = {k: snap.coverage[k] for k in needed_kinds(active) if k in snap.coverage}
+    for key in needed_kinds(active):
         if key not in coverage:
             coverage[key] = Coverage("error", message="not in the snapshot")
-    return AuditResult(checks, findings, coverage, snap)
+    disabled = sorted(c.id for c in checks if c.id in config.disabled)
+    return AuditResult(active, findings, coverage, snap, disabled=disabled, config=config)

@@ -1,104 +1,112 @@
 """The Kubernetes kinds kubegap may read, and nothing else.
 
-Each :class:`KindSpec` names a resource the way ``kubectl`` does (``resource.group``), lists the
-API versions it accepts in order of preference (discovery picks the first one the server serves),
-and says whether it is namespaced. Secrets, pod logs and exec are deliberately absent: a kind that
-is not in :data:`KINDS` cannot be listed by the client.
+:data:`KINDS` holds the built-in and monitoring kinds below plus every workload kind of the adapter
+registry (:mod:`.workloads`). Secrets, pod logs and exec are deliberately absent: a kind that is
+not in :data:`KINDS` cannot be listed by the client, and :func:`forbidden_path` refuses their
+URLs whatever a future check asks for.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
+from typing import Any
 
+from .k8s import Obj, api_group
+from .kindspec import KindSpec, kind_spec
+from .projection import cluster, config
+from .projection.core import metadata
+from .workloads import ADAPTERS
+from .workloads.base import UNREADABLE
 
-@dataclass(frozen=True)
-class KindSpec:
-    """One resource kubegap can list (read-only)."""
+# Warning events only, and a bounded number of them: events are the largest kind in a busy
+# cluster, and checks read only the recent ones.
+MAX_EVENTS = 5000
 
-    key: str  # "pods", "daemonsets.apps", "pytorchjobs.kubeflow.org"
-    group: str  # "" for the core group
-    versions: tuple[str, ...]  # preferred first
-    resource: str  # plural, as in the URL
-    kind: str  # singular Kind, as in objects
-    namespaced: bool
-    crd: bool = False  # installed by a CRD (absence is normal), not built in
-
-    def api_version(self, version: str) -> str:
-        return f"{self.group}/{version}" if self.group else version
-
-    def list_path(self, version: str, namespace: str | None = None) -> str:
-        base = f"/apis/{self.group}/{version}" if self.group else f"/api/{version}"
-        if namespace and self.namespaced:
-            return f"{base}/namespaces/{namespace}/{self.resource}"
-        return f"{base}/{self.resource}"
-
-
-def _k(
-    key: str,
-    group: str,
-    versions: tuple[str, ...],
-    kind: str,
-    namespaced: bool = True,
-    crd: bool = False,
-) -> KindSpec:
-    return KindSpec(key, group, versions, key.split(".", 1)[0], kind, namespaced, crd)
-
+_CORE: tuple[KindSpec, ...] = (
+    kind_spec("nodes", ("v1",), "Node", cluster.node, namespaced=False),
+    kind_spec("pods", ("v1",), "Pod", cluster.pod),
+    kind_spec("configmaps", ("v1",), "ConfigMap", config.configmap),
+    kind_spec("events", ("v1",), "Event", cluster.event, field_selector="type=Warning",
+              max_items=MAX_EVENTS),
+    kind_spec("daemonsets.apps", ("v1",), "DaemonSet", cluster.daemonset),
+    kind_spec("cronjobs.batch", ("v1", "v1beta1"), "CronJob", cluster.cronjob),
+    kind_spec("poddisruptionbudgets.policy", ("v1", "v1beta1"), "PodDisruptionBudget",
+              cluster.pod_disruption_budget),
+    kind_spec("prometheusrules.monitoring.coreos.com", ("v1",), "PrometheusRule",
+              config.prometheus_rule, crd=True),
+    kind_spec("servicemonitors.monitoring.coreos.com", ("v1",), "ServiceMonitor", config.monitor,
+              crd=True),
+    kind_spec("podmonitors.monitoring.coreos.com", ("v1",), "PodMonitor", config.monitor, crd=True),
+    kind_spec("clusterpolicies.nvidia.com", ("v1",), "ClusterPolicy", config.cluster_policy,
+              namespaced=False, crd=True),
+)  # fmt: skip
 
 KINDS: dict[str, KindSpec] = {
-    k.key: k
-    for k in (
-        _k("nodes", "", ("v1",), "Node", namespaced=False),
-        _k("pods", "", ("v1",), "Pod"),
-        _k("configmaps", "", ("v1",), "ConfigMap"),
-        _k("daemonsets.apps", "apps", ("v1",), "DaemonSet"),
-        _k("jobs.batch", "batch", ("v1",), "Job"),
-        _k("cronjobs.batch", "batch", ("v1", "v1beta1"), "CronJob"),
-        _k("pytorchjobs.kubeflow.org", "kubeflow.org", ("v1",), "PyTorchJob", crd=True),
-        _k("mpijobs.kubeflow.org", "kubeflow.org", ("v2beta1", "v1"), "MPIJob", crd=True),
-        _k("jobsets.jobset.x-k8s.io", "jobset.x-k8s.io", ("v1alpha2",), "JobSet", crd=True),
-        _k("jobs.batch.volcano.sh", "batch.volcano.sh", ("v1alpha1",), "Job", crd=True),
-        _k(
-            "prometheusrules.monitoring.coreos.com",
-            "monitoring.coreos.com",
-            ("v1",),
-            "PrometheusRule",
-            crd=True,
-        ),
-        _k(
-            "servicemonitors.monitoring.coreos.com",
-            "monitoring.coreos.com",
-            ("v1",),
-            "ServiceMonitor",
-            crd=True,
-        ),
-        _k(
-            "podmonitors.monitoring.coreos.com",
-            "monitoring.coreos.com",
-            ("v1",),
-            "PodMonitor",
-            crd=True,
-        ),
-        _k(
-            "clusterpolicies.nvidia.com",
-            "nvidia.com",
-            ("v1",),
-            "ClusterPolicy",
-            namespaced=False,
-            crd=True,
-        ),
-    )
+    spec.key: spec for spec in (*_CORE, *(s for a in ADAPTERS for s in (a.spec, *a.extra_kinds)))
 }
-
-# Never requested, whatever a future check asks for: the client refuses any path with one of these
-# segments (Secrets, pod logs, exec/attach/port-forward, the node and service proxies).
-FORBIDDEN_SEGMENTS = frozenset({"secrets", "log", "exec", "attach", "portforward", "proxy"})
 
 _BY_API_KIND: dict[tuple[str, str], KindSpec] = {
     (spec.group, spec.kind): spec for spec in KINDS.values()
 }
 
+# Resources and subresources never requested: Secrets, pod logs, exec/attach/port-forward, and
+# the node, pod and service proxies.
+FORBIDDEN_RESOURCES = frozenset({"secrets"})
+FORBIDDEN_SUBRESOURCES = frozenset({"log", "exec", "attach", "portforward", "proxy"})
+
+
+def forbidden_path(path: str) -> bool:
+    """Whether an API path reads a Secret, a log, exec/attach/port-forward or a proxy.
+
+    Only the resource and subresource positions count, so a namespace or an object named ``log``
+    or ``secrets`` is read like any other: ``/api/v1/namespaces/log/pods`` is allowed,
+    ``/api/v1/namespaces/x/pods/p/log`` is not.
+    """
+    parts = [p for p in path.split("/") if p]
+    if parts[:1] == ["api"]:
+        rest = parts[2:]
+    elif parts[:1] == ["apis"]:
+        rest = parts[3:]
+    else:
+        return False  # /version, /healthz and discovery documents
+    if rest[:1] == ["proxy"]:
+        return True  # the legacy /api/v1/proxy/... tree
+    if rest[:1] == ["namespaces"] and len(rest) >= 3:
+        rest = rest[2:]  # /namespaces/<ns>/<resource>/...
+    if not rest:
+        return False
+    return rest[0] in FORBIDDEN_RESOURCES or (len(rest) >= 3 and rest[2] in FORBIDDEN_SUBRESOURCES)
+
 
 def spec_for_object(api_version: str, kind: str) -> KindSpec | None:
     """The spec an object belongs to, from its ``apiVersion`` and ``kind`` (any version)."""
-    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-    return _BY_API_KIND.get((group, kind))
+    return _BY_API_KIND.get((api_group(api_version), kind))
+
+
+def _intern(value: Any) -> Any:
+    """Share repeated short strings (phases, images, label values) between objects."""
+    if isinstance(value, str):
+        return sys.intern(value) if len(value) <= 80 else value
+    if isinstance(value, dict):
+        return {k: _intern(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_intern(v) for v in value]
+    return value
+
+
+def project(kind_key: str, obj: Obj) -> Obj:
+    """The slim form of ``obj`` for the kind ``kind_key``, its short strings interned.
+
+    An object the projector cannot read keeps its metadata and a note why, so the checks that
+    read it report that one object as not evaluated instead of failing the whole list.
+    """
+    if UNREADABLE in obj:
+        return obj
+    try:
+        return _intern(KINDS[kind_key].project(obj))  # type: ignore[no-any-return]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        try:
+            meta = metadata(obj)
+        except (TypeError, ValueError, AttributeError):
+            meta = {}
+        return {"metadata": meta, UNREADABLE: f"{type(exc).__name__}: {exc}"}

@@ -2,23 +2,22 @@
 
 Supports what real kubeconfigs use: bearer token (inline or tokenFile), client certificate and key
 (file or base64 data), CA (file or data), insecure-skip-tls-verify, tls-server-name, basic auth and
-``exec`` credential plugins (client.authentication.k8s.io ExecCredential). Relative paths are
-resolved against the directory of the kubeconfig file that named them.
+``exec`` credential plugins (client.authentication.k8s.io ExecCredential, refreshed on expiry and
+on 401, see :mod:`.credentials`). Relative paths are resolved against the directory of the
+kubeconfig file that named them.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import os
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .credentials import Credentials, ExecCredentials, TokenFile
 from .errors import ConfigError
+from .yamlfile import read_yaml
 
 SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
@@ -42,19 +41,13 @@ class Connection:
     tls_server_name: str | None = None
     source: str = ""
     extra_headers: dict[str, str] = field(default_factory=dict)
+    # Credentials that can change during a run (exec plugin, rotated token file); when set, the
+    # HTTP session takes the token and client certificate from here and refreshes them.
+    credentials: Credentials | None = None
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read kubeconfig {path}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"kubeconfig {path} is not valid YAML{where}") from None
+    data = read_yaml(path, "kubeconfig", ConfigError)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -118,32 +111,6 @@ def _resolve(path: str | None, base: Path) -> str | None:
     return str(p if p.is_absolute() else base.parent / p)
 
 
-def _run_exec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
-    command = spec.get("command")
-    if not command:
-        raise ConfigError("kubeconfig exec plugin has no command")
-    env = dict(os.environ)
-    for item in spec.get("env") or []:
-        env[str(item.get("name"))] = str(item.get("value", ""))
-    cmd = [str(command), *[str(a) for a in spec.get("args") or []]]
-    if "/" in cmd[0] and not Path(cmd[0]).is_absolute():
-        cmd[0] = str(base.parent / cmd[0])
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ConfigError(f"kubeconfig exec plugin {command!r} failed to run: {exc}") from None
-    if proc.returncode != 0:
-        detail = proc.stderr.strip().splitlines()[-1:] or ["no message"]
-        raise ConfigError(
-            f"kubeconfig exec plugin {command!r} exited {proc.returncode}: {detail[0]}"
-        )
-    try:
-        status = json.loads(proc.stdout).get("status") or {}
-    except (ValueError, AttributeError):
-        raise ConfigError(f"kubeconfig exec plugin {command!r} printed no ExecCredential") from None
-    return dict(status)
-
-
 def load_kubeconfig(kubeconfig: str | None = None, context: str | None = None) -> Connection:
     """The connection for ``context`` (default: current-context) of the merged kubeconfig."""
     paths = kubeconfig_paths(kubeconfig)
@@ -172,28 +139,41 @@ def load_kubeconfig(kubeconfig: str | None = None, context: str | None = None) -
         raise ConfigError(f"kubeconfig {cbase}: certificate-authority {conn.ca_file} not found")
     if user_name:
         user = _named(merged["users"], user_name, "user", source)
-        _apply_user(conn, user, origin.get(f"users/{user_name}", Path(source)))
+        _apply_user(conn, user, origin.get(f"users/{user_name}", Path(source)), cluster)
     return conn
 
 
-def _apply_user(conn: Connection, user: dict[str, Any], base: Path) -> None:
-    if user.get("exec"):
-        status = _run_exec(user["exec"], base)
-        if status.get("token"):
-            conn.token = str(status["token"])
-        if status.get("clientCertificateData"):
-            conn.client_cert_data = str(status["clientCertificateData"]).encode()
-            conn.client_key_data = str(status.get("clientKeyData", "")).encode()
+def _apply_user(
+    conn: Connection, user: dict[str, Any], base: Path, cluster: dict[str, Any]
+) -> None:
     if user.get("auth-provider"):
         raise ConfigError("kubeconfig auth-provider plugins are not supported; use exec or a token")
     if user.get("token"):
         conn.token = str(user["token"])
     elif user.get("tokenFile"):
-        token_file = _resolve(user["tokenFile"], base)
+        token_file = TokenFile(Path(str(_resolve(user["tokenFile"], base))))
         try:
-            conn.token = Path(str(token_file)).read_text().strip()
-        except OSError:
-            raise ConfigError(f"kubeconfig {base}: tokenFile {token_file} unreadable") from None
+            token_file.refresh()
+        except ConfigError:
+            raise ConfigError(
+                f"kubeconfig {base}: tokenFile {token_file.path} unreadable"
+            ) from None
+        conn.credentials = token_file
+    elif user.get("exec"):
+        info = {
+            k: v
+            for k, v in cluster.items()
+            if k
+            in (
+                "server",
+                "certificate-authority-data",
+                "insecure-skip-tls-verify",
+                "tls-server-name",
+            )
+        }
+        creds = ExecCredentials(dict(user["exec"]), base, info)
+        creds.refresh()  # fail now, with the plugin's message, rather than on the first request
+        conn.credentials = creds
     conn.username, conn.password = user.get("username"), user.get("password")
     conn.client_cert_file = _resolve(user.get("client-certificate"), base)
     conn.client_key_file = _resolve(user.get("client-key"), base)
@@ -219,12 +199,14 @@ def in_cluster() -> Connection | None:
     if ":" in host:
         host = f"[{host}]"
     ca = SA_DIR / "ca.crt"
+    token = TokenFile(token_path)
+    token.refresh()
     return Connection(
         server=f"https://{host}:{port}",
         context="in-cluster",
-        token=token_path.read_text().strip(),
         ca_file=str(ca) if ca.exists() else None,
         source="in-cluster service account",
+        credentials=token,
     )
 
 

@@ -8,7 +8,6 @@ writes to a cluster or to the library.
 
 from __future__ import annotations
 
-import argparse
 import re
 import threading
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import httpx
 from mcp.server import MCPServer
 
-from .cases import CASES, case_url
+from .cases import CASES, case_url, cited_cases
 from .checks import ALL_CHECKS, REGISTRY, select
 from .errors import KubegapError
 from .model import SEVERITY_RANK
@@ -26,7 +25,7 @@ MAX_TOP = 100
 _AUDITS = threading.Semaphore(2)  # at most two audits at once, like kubescape's MCP server
 
 
-def list_checks_data(library_url: str) -> list[dict[str, Any]]:
+def list_checks_data() -> list[dict[str, Any]]:
     return [
         {
             "id": c.id,
@@ -34,34 +33,39 @@ def list_checks_data(library_url: str) -> list[dict[str, Any]]:
             "severity": c.severity,
             "category": c.category,
             "cases": list(c.cases),
-        }  # fmt: skip
+        }
         for c in ALL_CHECKS
     ]
 
 
 def audit_summary(
-    library_url: str,
+    library_url: str | None,
     *,
     snapshot: str | None = None,
     context: str | None = None,
     kubeconfig: str | None = None,
     namespace: str | None = None,
     checks: str | None = None,
+    config: str | None = None,
     fail_on: str = "high",
     top: int = 20,
 ) -> dict[str, Any]:
     """Run an audit and return a bounded summary: counts, coverage gaps, top failing findings."""
-    from .cli import audit_once
+    from .runner import AuditOptions, audit_once
 
     if fail_on not in SEVERITY_RANK:
         return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
-    args = argparse.Namespace(
-        snapshot=snapshot, context=context, kubeconfig=kubeconfig, namespace=namespace
+    options = AuditOptions(
+        snapshot=snapshot,
+        kubeconfig=kubeconfig,
+        context=context,
+        namespace=namespace,
+        config=config,
     )
     try:
         selected = select(checks)
         with _AUDITS:
-            result = audit_once(args, selected)
+            result = audit_once(options, selected)
     except KubegapError as exc:
         return {"error": str(exc)}
     fails = sorted(
@@ -84,7 +88,11 @@ def audit_summary(
                 "resource": f.resource.logical_name,
                 "message": f.message,
                 "evidence": [e.to_dict() for e in f.evidence[:2]],
-                "cases": [case_url(library_url, s) for s in f.check.cases[:2]],
+                "members": list(f.members[:5]),
+                "cases": [
+                    c.get("library_url") or c["source_url"]
+                    for c in cited_cases(f.check.cases[:2], library_url)
+                ],
             }
             for f in fails[:top]
         ],
@@ -92,7 +100,7 @@ def audit_summary(
     }
 
 
-def _offline_search(query: str, limit: int, library_url: str) -> list[dict[str, Any]]:
+def _offline_search(query: str, limit: int, library_url: str | None) -> list[dict[str, Any]]:
     words = [w for w in re.findall(r"\w+", query.lower()) if len(w) > 1]
     scored = []
     for slug, case in CASES.items():
@@ -104,17 +112,20 @@ def _offline_search(query: str, limit: int, library_url: str) -> list[dict[str, 
         {
             "slug": slug,
             "title": CASES[slug].title,
-            "url": case_url(library_url, slug),
+            "url": case_url(library_url, slug) if library_url else CASES[slug].source_url,
             "summary": CASES[slug].summary[:300],
             "source": "bundled",
-        }  # fmt: skip
+        }
         for _, slug in sorted(scored)[:limit]
     ]
 
 
-def search_cases_data(query: str, limit: int, library_url: str) -> list[dict[str, Any]]:
-    """Search the library's REST API; fall back to the bundled case list when it is unreachable."""
+def search_cases_data(query: str, limit: int, library_url: str | None) -> list[dict[str, Any]]:
+    """Search the library's REST API; fall back to the bundled case list when it is unreachable
+    (or no library URL is configured)."""
     limit = max(1, min(int(limit), 50))
+    if not library_url:
+        return _offline_search(query, limit, None)
     try:
         response = httpx.get(
             f"{library_url.rstrip('/')}/api/cases/", params={"q": query}, timeout=3.0
@@ -132,14 +143,14 @@ def search_cases_data(query: str, limit: int, library_url: str) -> list[dict[str
                     "url": case_url(library_url, slug),
                     "summary": str(row.get("summary", ""))[:300],
                     "source": "library",
-                }  # fmt: skip
+                }
             )
         return out
     except (httpx.HTTPError, ValueError, AttributeError, TypeError):
         return _offline_search(query, limit, library_url)
 
 
-def build_server(library_url: str) -> MCPServer:
+def build_server(library_url: str | None) -> MCPServer:
     server = MCPServer(
         "kubegap",
         instructions="Read-only Kubernetes GPU-cluster audit. Findings cite public incident cases.",
@@ -148,7 +159,7 @@ def build_server(library_url: str) -> MCPServer:
     @server.tool()
     def list_checks() -> list[dict[str, Any]]:
         """List kubegap's checks: id, title, severity, category and cited case slugs."""
-        return list_checks_data(library_url)
+        return list_checks_data()
 
     @server.tool()
     def explain_check(check_id: str) -> dict[str, Any]:
@@ -165,15 +176,24 @@ def build_server(library_url: str) -> MCPServer:
         kubeconfig: str | None = None,
         namespace: str | None = None,
         checks: str | None = None,
+        config: str | None = None,
         fail_on: str = "high",
         top: int = 20,
     ) -> dict[str, Any]:
         """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
-        coverage gaps and the top failing findings (at most ``top``, max 100)."""
+        coverage gaps and the top failing findings (at most ``top``, max 100). ``config``: a
+        kubegap.yaml with checks on/off, thresholds and exemptions."""
         return audit_summary(
-            library_url, snapshot=snapshot, context=context, kubeconfig=kubeconfig,
-            namespace=namespace, checks=checks, fail_on=fail_on, top=top,
-        )  # fmt: skip
+            library_url,
+            snapshot=snapshot,
+            context=context,
+            kubeconfig=kubeconfig,
+            namespace=namespace,
+            checks=checks,
+            config=config,
+            fail_on=fail_on,
+            top=top,
+        )
 
     @server.tool()
     def search_cases(query: str, limit: int = 10) -> list[dict[str, Any]]:

@@ -10,11 +10,12 @@ if TYPE_CHECKING:
     from .context import Context
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
-Status = Literal["fail", "pass", "not_applicable", "not_evaluated"]
+Status = Literal["fail", "pass", "not_applicable", "not_evaluated", "exempted"]
 Confidence = Literal["definitive", "heuristic"]
 
 SEVERITIES: tuple[Severity, ...] = ("critical", "high", "medium", "low", "info")
-STATUSES: tuple[Status, ...] = ("fail", "not_evaluated", "not_applicable", "pass")
+# Order of findings in reports, and of a check's status: its worst finding's.
+STATUSES: tuple[Status, ...] = ("fail", "not_evaluated", "exempted", "not_applicable", "pass")
 SEVERITY_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}  # 0 = most severe
 
 
@@ -57,24 +58,43 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Result:
-    """What a check function returns for one resource (the engine adds the check's metadata)."""
+    """What a check function returns for one resource (the engine adds the check's metadata).
+
+    ``members``: what a failing workload is made of (replica types, pods); ``examined``: what a
+    pass looked at; ``not_seen``: what the check could not see, so a pass never claims more.
+    """
 
     status: Status
     resource: Resource
     message: str
     evidence: tuple[Evidence, ...] = ()
+    members: tuple[str, ...] = ()
+    examined: tuple[str, ...] = ()
+    not_seen: tuple[str, ...] = ()
 
 
-def fail(resource: Resource, message: str, *evidence: Evidence) -> Result:
-    return Result("fail", resource, message, tuple(evidence))
+def fail(
+    resource: Resource, message: str, *evidence: Evidence, members: Iterable[str] = ()
+) -> Result:
+    return Result("fail", resource, message, tuple(evidence), tuple(members))
 
 
-def passed(message: str, *evidence: Evidence, resource: Resource = CLUSTER) -> Result:
-    return Result("pass", resource, message, tuple(evidence))
+def passed(
+    message: str,
+    *evidence: Evidence,
+    resource: Resource = CLUSTER,
+    examined: Iterable[str] = (),
+    not_seen: Iterable[str] = (),
+) -> Result:
+    return Result("pass", resource, message, tuple(evidence), (), tuple(examined), tuple(not_seen))
 
 
 def not_applicable(message: str, *evidence: Evidence) -> Result:
     return Result("not_applicable", CLUSTER, message, tuple(evidence))
+
+
+def not_evaluated(resource: Resource, message: str, *evidence: Evidence) -> Result:
+    return Result("not_evaluated", resource, message, tuple(evidence))
 
 
 CheckFunc = Callable[["Context"], Iterable[Result]]
@@ -86,6 +106,15 @@ class Reference:
 
     url: str
     title: str
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A threshold of a check that a config file may change (``checks: {ID: {name: value}}``)."""
+
+    name: str
+    default: int | float
+    help: str
 
 
 @dataclass(frozen=True)
@@ -106,6 +135,19 @@ class Check:
     # True when the check must see every namespace (agents, alert rules, burn-in jobs anywhere):
     # under --namespace it is not evaluated rather than judged on a partial view.
     cluster_wide: bool = False
+    settings: tuple[Setting, ...] = ()
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """Why a failing finding is excused: an annotation on the object, or a config rule."""
+
+    source: Literal["annotation", "config"]
+    reason: str
+    rule: str  # the annotation, or the config rule that matched (``exemptions[2]``)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"source": self.source, "reason": self.reason, "rule": self.rule}
 
 
 @dataclass(frozen=True)
@@ -117,6 +159,10 @@ class Finding:
     resource: Resource
     message: str
     evidence: tuple[Evidence, ...] = ()
+    members: tuple[str, ...] = ()
+    examined: tuple[str, ...] = ()
+    not_seen: tuple[str, ...] = ()
+    exemption: Exemption | None = None
 
     @property
     def severity(self) -> Severity:

@@ -1,7 +1,8 @@
-"""Reports: JSON for agents (versioned schema, stable order), text for humans; exit codes.
+"""Reports for agents and tools: JSON (versioned schema, stable order), and exit codes.
 
 The JSON schema is documented in SCHEMA.md beside this file. Everything is sorted (findings by
-status, severity, check id, resource) so two runs over the same cluster state diff cleanly.
+status, severity, check id, resource) so two runs over the same cluster state diff cleanly. The
+text report is :mod:`.text`, SARIF :mod:`.sarif`.
 """
 
 from __future__ import annotations
@@ -11,21 +12,24 @@ from collections import Counter
 from typing import Any
 
 from . import __version__
-from .cases import CASES, case_url
+from .cases import cited_cases
 from .engine import AuditResult
 from .kinds import KINDS
 from .model import SEVERITIES, SEVERITY_RANK, STATUSES, Check, Finding
 
 SCHEMA = "kubegap-report"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_COVERAGE = 0, 1, 2, 3
-DEFAULT_LIBRARY_URL = "http://127.0.0.1:8000"
+CHECK_STATUSES = ("fail", "not_evaluated", "pass", "not_applicable")
 
 
 def check_status(check: Check, findings: list[Finding]) -> str:
-    """The worst status of a check's findings (fail > not_evaluated > pass > not_applicable)."""
+    """The worst status of a check's findings (fail > not_evaluated > pass > not_applicable).
+
+    Exempted findings do not make a check fail; the engine adds a pass naming them.
+    """
     statuses = {f.status for f in findings if f.check.id == check.id}
-    for status in ("fail", "not_evaluated", "pass", "not_applicable"):
+    for status in CHECK_STATUSES:
         if status in statuses:
             return status
     return "not_evaluated"
@@ -46,17 +50,6 @@ def exit_code(result: AuditResult, fail_on: str) -> int:
     return EXIT_CLEAN
 
 
-def cited_cases(check: Check, library_url: str) -> list[dict[str, str]]:
-    return [
-        {
-            "slug": slug,
-            "title": CASES[slug].title if slug in CASES else slug,
-            "url": case_url(library_url, slug),
-        }
-        for slug in check.cases
-    ]
-
-
 def check_rbac(check: Check) -> list[dict[str, Any]]:
     return [
         {
@@ -68,8 +61,8 @@ def check_rbac(check: Check) -> list[dict[str, Any]]:
     ]
 
 
-def check_to_dict(check: Check, library_url: str) -> dict[str, Any]:
-    """What ``list-checks --format json`` and ``explain --format json`` print for one check."""
+def check_to_dict(check: Check, library_url: str | None) -> dict[str, Any]:
+    """What ``list-checks -o json`` and ``explain -o json`` print for one check."""
     return {
         "id": check.id,
         "title": check.title,
@@ -83,19 +76,22 @@ def check_to_dict(check: Check, library_url: str) -> dict[str, Any]:
                 "group": KINDS[k].group,
                 "versions": list(KINDS[k].versions),
                 "resource": KINDS[k].resource,
-            }  # fmt: skip
+            }
             for k in check.reads
         ],
         "why": check.why,
         "remediation": check.remediation,
-        "cases": cited_cases(check, library_url),
+        "settings": [
+            {"name": s.name, "default": s.default, "help": s.help} for s in check.settings
+        ],
+        "cases": cited_cases(check.cases, library_url),
         "references": [{"url": r.url, "title": r.title} for r in check.references],
         "rbac": check_rbac(check),
     }
 
 
-def finding_to_dict(f: Finding, library_url: str) -> dict[str, Any]:
-    return {
+def finding_to_dict(f: Finding, library_url: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
         "check_id": f.check.id,
         "title": f.check.title,
         "severity": f.check.severity,
@@ -104,11 +100,17 @@ def finding_to_dict(f: Finding, library_url: str) -> dict[str, Any]:
         "status": f.status,
         "message": f.message,
         "resource": f.resource.to_dict(),
+        "members": list(f.members),
+        "examined": list(f.examined),
+        "not_seen": list(f.not_seen),
         "evidence": [e.to_dict() for e in f.evidence],
         "remediation": f.check.remediation,
-        "cases": cited_cases(f.check, library_url),
+        "cases": cited_cases(f.check.cases, library_url),
         "references": [{"url": r.url, "title": r.title} for r in f.check.references],
     }
+    if f.exemption is not None:
+        out["exemption"] = f.exemption.to_dict()
+    return out
 
 
 def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
@@ -117,16 +119,17 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
     checks = Counter(check_status(c, result.findings) for c in result.checks)
     return {
         "checks": len(result.checks),
-        "checks_by_status": {s: checks.get(s, 0) for s in STATUSES},
+        "checks_by_status": {s: checks.get(s, 0) for s in CHECK_STATUSES},
         "findings_by_status": {s: by_status.get(s, 0) for s in STATUSES},
         "failing_by_severity": {s: fail_sev.get(s, 0) for s in SEVERITIES},
         "fail_on": fail_on,
         "coverage_complete": result.coverage_complete,
+        "disabled_checks": list(result.disabled),
         "exit_code": exit_code(result, fail_on),
     }
 
 
-def to_json_dict(result: AuditResult, fail_on: str, library_url: str) -> dict[str, Any]:
+def to_json_dict(result: AuditResult, fail_on: str, library_url: str | None) -> dict[str, Any]:
     snap = result.snapshot
     return {
         "schema": SCHEMA,
@@ -138,6 +141,7 @@ def to_json_dict(result: AuditResult, fail_on: str, library_url: str) -> dict[st
             "namespace": snap.namespace,
             "server_version": snap.server_version.get("gitVersion"),
             "collected_at": snap.collected_at,
+            "config": result.config.path,
         },
         "summary": summary(result, fail_on),
         "coverage": [
@@ -157,57 +161,5 @@ def to_json_dict(result: AuditResult, fail_on: str, library_url: str) -> dict[st
     }
 
 
-def render_json(result: AuditResult, fail_on: str, library_url: str) -> str:
+def render_json(result: AuditResult, fail_on: str, library_url: str | None) -> str:
     return json.dumps(to_json_dict(result, fail_on, library_url), indent=2, sort_keys=False) + "\n"
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def render_text(result: AuditResult, fail_on: str, library_url: str, per_check: int = 10) -> str:
-    snap = result.snapshot
-    out: list[str] = []
-    where = f"snapshot {result.source_detail}" if result.source == "snapshot" else "cluster"
-    out.append(f"kubegap {__version__}: {where} context={snap.context or '-'} "
-               f"server={snap.server_version.get('gitVersion', '?')}")  # fmt: skip
-    if snap.namespace:
-        out.append(f"namespace: {snap.namespace} (namespaced kinds only)")
-    out.append("")
-    out.append("Coverage")
-    for key, cov in sorted(result.coverage.items()):
-        detail = (
-            f"{cov.count} objects, {cov.pages} pages"
-            if cov.status == "listed"
-            else cov.message or ""
-        )
-        out.append(f"  {cov.status:<10} {key:<42} {detail}")
-    for check in sorted(result.checks, key=lambda c: (SEVERITY_RANK[c.severity], c.id)):
-        findings = [f for f in result.findings if f.check.id == check.id]
-        status = check_status(check, findings)
-        out.append("")
-        out.append(f"[{status.upper()}] {check.id} {check.title} ({check.severity})")
-        shown = [f for f in findings if f.status in ("fail", "not_evaluated")] or findings
-        for f in shown[:per_check]:
-            target = "cluster" if f.resource.kind == "Cluster" else f.resource.logical_name
-            out.append(f"  - {target}: {f.message}")
-            for e in f.evidence[:3]:
-                out.append(
-                    f"      {e.path}: observed {_short(e.observed)}; expected {_short(e.expected)}"
-                )
-        if len(shown) > per_check:
-            out.append(f"  … and {len(shown) - per_check} more (use --format json for all)")
-        if status == "fail":
-            out.append(f"  fix: {check.remediation}")
-            for case in cited_cases(check, library_url)[:3]:
-                out.append(f"  case: {case['title']} <{case['url']}>")
-    s = summary(result, fail_on)
-    counts = ", ".join(f"{n} {k}" for k, n in s["checks_by_status"].items() if n)
-    out.append("")
-    out.append(f"{s['checks']} checks: {counts}. Exit code {s['exit_code']} (--fail-on {fail_on}).")
-    if not result.coverage_complete:
-        out.append(
-            "Coverage incomplete: some kinds could not be listed; their checks were not evaluated."
-        )
-    return "\n".join(out) + "\n"

@@ -10,22 +10,26 @@ import json
 from typing import Any
 
 from . import __version__
+from .cases import cited_cases
 from .engine import AuditResult
 from .model import Finding
-from .report import cited_cases, exit_code
+from .report import exit_code
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0", "info": "1.0"}
 
 
-def _rule(check_id: str, result: AuditResult, library_url: str) -> dict[str, Any]:
+def _rule(check_id: str, result: AuditResult, library_url: str | None) -> dict[str, Any]:
     check = next(c for c in result.checks if c.id == check_id)
-    cases = cited_cases(check, library_url)
+    cases = cited_cases(check.cases, library_url)
     help_md = (
         check.remediation
         + "\n\nCases:\n"
-        + "\n".join(f"- [{c['title']}]({c['url']})" for c in cases)
+        + "\n".join(f"- [{c['title']}]({c.get('library_url') or c['source_url']})" for c in cases)
+    )
+    help_uri = (
+        f"{library_url.rstrip('/')}/checks/#{check.id}" if library_url else check.references[0].url
     )
     return {
         "id": check.id,
@@ -33,7 +37,7 @@ def _rule(check_id: str, result: AuditResult, library_url: str) -> dict[str, Any
         "shortDescription": {"text": check.title},
         "fullDescription": {"text": check.why},
         "help": {"text": check.remediation, "markdown": help_md},
-        "helpUri": f"{library_url.rstrip('/')}/checks/#{check.id}",
+        "helpUri": help_uri,
         "defaultConfiguration": {"level": LEVELS[check.severity]},
         "properties": {
             "security-severity": SECURITY_SEVERITY[check.severity],
@@ -65,14 +69,26 @@ def _result(f: Finding, rule_index: int, context: str) -> dict[str, Any]:
         "properties": {
             "status": f.status,
             "resource": r.to_dict(),
+            "members": list(f.members),
             "evidence": [e.to_dict() for e in f.evidence],
         },
     }
+    if f.exemption is not None:
+        # An exemption is a suppression: the result stays, marked as accepted, with the reason.
+        out["kind"] = "fail"
+        out["level"] = LEVELS[f.check.severity]
+        out["suppressions"] = [
+            {
+                "kind": "inSource" if f.exemption.source == "annotation" else "external",
+                "status": "accepted",
+                "justification": f"{f.exemption.reason} ({f.exemption.rule})",
+            }
+        ]
     return out
 
 
-def render_sarif(result: AuditResult, fail_on: str, library_url: str) -> str:
-    reported = [f for f in result.findings if f.status in ("fail", "not_evaluated")]
+def render_sarif(result: AuditResult, fail_on: str, library_url: str | None) -> str:
+    reported = [f for f in result.findings if f.status in ("fail", "not_evaluated", "exempted")]
     rule_ids = sorted(c.id for c in result.checks)
     context = (result.snapshot.context or "cluster").replace("/", "_")
     doc = {
@@ -84,7 +100,11 @@ def render_sarif(result: AuditResult, fail_on: str, library_url: str) -> str:
                     "driver": {
                         "name": "kubegap",
                         "version": __version__,
-                        "informationUri": f"{library_url.rstrip('/')}/checks/",
+                        **(
+                            {"informationUri": f"{library_url.rstrip('/')}/checks/"}
+                            if library_url
+                            else {}
+                        ),
                         "rules": [_rule(i, result, library_url) for i in rule_ids],
                     }
                 },

@@ -1,7 +1,9 @@
-"""The cluster as data: per-kind object lists plus what could and could not be read.
+"""The cluster as data, and its files: per-kind object lists plus what could and could not be read.
 
-A :class:`Snapshot` is collected live through :class:`~incidents.audit.client.ReadOnlyClient` or
-loaded from a file written by ``kubegap collect`` (``.json`` or ``.json.gz``). A YAML file holding
+This module is the snapshot data model and the only code that reads or writes snapshot files; it
+does no I/O with a cluster (live collection is :mod:`.collect`). A :class:`Snapshot` is filled by
+:func:`.collect.collect` or loaded from a file written by ``kubegap collect`` (``.json`` or
+``.json.gz``). A YAML file holding
 ``items:`` (full or projected objects) and optional ``coverage:`` is accepted too; test fixtures
 use it. Auditing a saved snapshot gives the same findings as auditing the cluster it came from.
 """
@@ -11,7 +13,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,10 +20,9 @@ from typing import Any, Literal
 
 import yaml
 
-from .client import ApiError, Forbidden, ReadOnlyClient
-from .errors import ConfigError, SnapshotError
-from .kinds import KINDS, spec_for_object
-from .projection import Obj, project
+from .errors import SnapshotError
+from .k8s import Obj
+from .kinds import KINDS, project, spec_for_object
 
 SNAPSHOT_FORMAT = "kubegap-snapshot"
 SNAPSHOT_VERSION = 1
@@ -39,9 +39,10 @@ class Coverage:
     count: int = 0
     pages: int = 0
     message: str | None = None
+    truncated: bool = False  # stopped at the kind's max_items (events)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
 
 
 @dataclass
@@ -57,6 +58,15 @@ class Snapshot:
 
     def items(self, key: str) -> list[Obj]:
         return self.objects.get(key, [])
+
+    def limit_to_namespace(self, namespace: str) -> None:
+        """Keep only ``namespace``'s objects of namespaced kinds, as ``--namespace`` lists them."""
+        for key, items in self.objects.items():
+            if KINDS[key].namespaced:
+                self.objects[key] = [
+                    o for o in items if o["metadata"].get("namespace") == namespace
+                ]
+        self.namespace = namespace
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,56 +85,6 @@ class Snapshot:
 
 def now_iso() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def collect(
-    client: ReadOnlyClient,
-    kind_keys: Iterable[str],
-    namespace: str | None = None,
-    progress: Callable[[str], None] | None = None,
-) -> Snapshot:
-    """List every kind in ``kind_keys`` (paged, projected); record coverage for each."""
-    keys = sorted(set(kind_keys))
-    specs = [KINDS[k] for k in keys]
-    snap = Snapshot(context=client.context, namespace=namespace, collected_at=now_iso())
-    snap.server_version = client.server_version()
-    disc = client.discover(specs)
-    for spec in specs:
-        version = disc.version_for(spec)
-        if version is None:
-            failed = [msg for (g, _v), msg in disc.failed.items() if g == spec.group]
-            if spec.key in disc.unsupported:
-                served = ", ".join(spec.api_version(v) for v in disc.unsupported[spec.key])
-                wanted = ", ".join(spec.api_version(v) for v in spec.versions)
-                note = f"served only as {served}; kubegap reads {wanted}"
-                snap.coverage[spec.key] = Coverage("error", message=note)
-            elif failed:
-                snap.coverage[spec.key] = Coverage("error", message=failed[0])
-            else:
-                snap.coverage[spec.key] = Coverage("absent", message="not served by this server")
-            continue
-        api_version = spec.api_version(version)
-
-        def on_page(pages: int, count: int, key: str = spec.key) -> None:
-            if progress is not None:
-                progress(f"{key}: {count} objects, {pages} pages")
-
-        try:
-            result = client.list_kind(spec, version, namespace, on_page)
-        except Forbidden as exc:
-            snap.coverage[spec.key] = Coverage("forbidden", api_version, message=str(exc))
-            continue
-        except ConfigError:
-            raise
-        except ApiError as exc:
-            snap.coverage[spec.key] = Coverage("error", api_version, message=str(exc))
-            continue
-        snap.objects[spec.key] = result.items
-        message = "restarted after 410 Gone" if result.restarted else None
-        snap.coverage[spec.key] = Coverage(
-            "listed", api_version, len(result.items), result.pages, message
-        )
-    return snap
 
 
 def save(snap: Snapshot, path: str | os.PathLike[str]) -> None:
@@ -209,6 +169,7 @@ def _from_saved(p: Path, data: dict[str, Any]) -> Snapshot:
                 int(cov.get("count", 0)),
                 int(cov.get("pages", 0)),
                 cov.get("message"),
+                bool(cov.get("truncated", False)),
             )
             snap.objects[key] = [project(key, o) for o in entry.get("items") or []]
         except (KeyError, TypeError, ValueError, AttributeError):

@@ -23,8 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from incidents.audit.checks import ALL_CHECKS  # noqa: E402
 from incidents.audit.engine import needed_kinds, run_checks  # noqa: E402
-from incidents.audit.kinds import KINDS, spec_for_object  # noqa: E402
-from incidents.audit.projection import project  # noqa: E402
+from incidents.audit.kinds import (  # noqa: E402
+    KINDS,
+    project,  # noqa: E402
+    spec_for_object,
+)
 from incidents.audit.snapshot import Coverage, Snapshot  # noqa: E402
 
 
@@ -33,24 +36,51 @@ def nodes(n: int) -> Iterator[dict[str, Any]]:
         gpu = i % 10 != 0
         labels = {"kubernetes.io/hostname": f"node-{i}", "topology.kubernetes.io/zone": f"z{i % 3}"}
         if gpu:
-            labels.update({"nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-H100",
-                           "node.kubernetes.io/instance-type": "p5.48xlarge"})  # fmt: skip
-        conditions = [{"type": t, "status": "False", "reason": "KubeletHasSufficient", "message": "ok" * 20,
-                       "lastHeartbeatTime": "2026-06-01T00:00:00Z"}
-                      for t in ("MemoryPressure", "DiskPressure", "PIDPressure")]  # fmt: skip
+            labels.update(
+                {
+                    "nvidia.com/gpu.present": "true",
+                    "nvidia.com/gpu.product": "NVIDIA-H100",
+                    "node.kubernetes.io/instance-type": "p5.48xlarge",
+                }
+            )
+        conditions = [
+            {
+                "type": t,
+                "status": "False",
+                "reason": "KubeletHasSufficient",
+                "message": "ok" * 20,
+                "lastHeartbeatTime": "2026-06-01T00:00:00Z",
+            }
+            for t in ("MemoryPressure", "DiskPressure", "PIDPressure")
+        ]
         conditions.append({"type": "Ready", "status": "True" if i % 500 else "Unknown"})
         if gpu:
             conditions.append({"type": "XIDErrors", "status": "True" if i % 997 == 0 else "False"})
         cap = {"cpu": "192", "memory": "2Ti", "pods": "110"} | (
             {"nvidia.com/gpu": "8"} if gpu else {}
         )
-        yield {"apiVersion": "v1", "kind": "Node",
-               "metadata": {"name": f"node-{i}", "uid": f"n{i}", "labels": labels,
-                            "managedFields": [{"manager": "kubelet", "fieldsV1": {"f:status": {"x": "y" * 400}}}]},
-               "spec": {"providerID": f"aws:///z/i-{i:017x}"},
-               "status": {"capacity": cap, "allocatable": dict(cap), "conditions": conditions,
-                          "images": [{"names": [f"registry/img-{j}:{j}"], "sizeBytes": 10**9} for j in range(20)],
-                          "nodeInfo": {"kubeletVersion": "v1.30.2", "osImage": "Ubuntu 22.04"}}}  # fmt: skip
+        yield {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"node-{i}",
+                "uid": f"n{i}",
+                "labels": labels,
+                "managedFields": [
+                    {"manager": "kubelet", "fieldsV1": {"f:status": {"x": "y" * 400}}}
+                ],
+            },
+            "spec": {"providerID": f"aws:///z/i-{i:017x}"},
+            "status": {
+                "capacity": cap,
+                "allocatable": dict(cap),
+                "conditions": conditions,
+                "images": [
+                    {"names": [f"registry/img-{j}:{j}"], "sizeBytes": 10**9} for j in range(20)
+                ],
+                "nodeInfo": {"kubeletVersion": "v1.30.2", "osImage": "Ubuntu 22.04"},
+            },
+        }
 
 
 def pods(n: int, n_nodes: int) -> Iterator[dict[str, Any]]:
@@ -61,29 +91,75 @@ def pods(n: int, n_nodes: int) -> Iterator[dict[str, Any]]:
         env = [{"name": f"VAR_{k}", "value": "x" * 40} for k in range(15)] + [
             {"name": "NCCL_DEBUG", "value": "WARN"}
         ]
-        yield {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {"name": f"job-{job}-worker-{i % 8}", "namespace": f"team-{job % 50}", "uid": f"p{i}",
-                            "labels": {"training.kubeflow.org/job-name": f"job-{job}", "app": "train"},
-                            "ownerReferences": [{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
-                                                 "name": f"job-{job}", "uid": f"j{job}", "controller": True}],
-                            "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{" + "x" * 2000 + "}"},
-                            "managedFields": [{"manager": "kubelet", "fieldsV1": {"f:status": {"x": "y" * 600}}}]},
-               "spec": {"nodeName": f"node-{(i * 7) % n_nodes}", "terminationGracePeriodSeconds": 30,
-                        "containers": [{"name": "trainer", "image": "registry/train:1", "resources": res, "env": env,
-                                        "command": ["torchrun"], "args": ["--nnodes=8", "train.py"],
-                                        "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}],
-                        "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]},
-               "status": {"phase": "Running",
-                          "conditions": [{"type": "Ready", "status": "True"}] * 4,
-                          "containerStatuses": [{"name": "trainer", "ready": True, "restartCount": i % 3,
-                                                 "imageID": "sha256:" + "a" * 64, "containerID": "c" * 70,
-                                                 "lastState": {"terminated": {"reason": "OOMKilled" if i % 1000 == 0 else "Error",
-                                                                              "exitCode": 137, "finishedAt": "2026-05-31T00:00:00Z"}}}]}}  # fmt: skip
+        yield {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"job-{job}-worker-{i % 8}",
+                "namespace": f"team-{job % 50}",
+                "uid": f"p{i}",
+                "labels": {"training.kubeflow.org/job-name": f"job-{job}", "app": "train"},
+                "ownerReferences": [
+                    {
+                        "apiVersion": "kubeflow.org/v1",
+                        "kind": "PyTorchJob",
+                        "name": f"job-{job}",
+                        "uid": f"j{job}",
+                        "controller": True,
+                    }
+                ],
+                "annotations": {
+                    "kubectl.kubernetes.io/last-applied-configuration": "{" + "x" * 2000 + "}"
+                },
+                "managedFields": [
+                    {"manager": "kubelet", "fieldsV1": {"f:status": {"x": "y" * 600}}}
+                ],
+            },
+            "spec": {
+                "nodeName": f"node-{(i * 7) % n_nodes}",
+                "terminationGracePeriodSeconds": 30,
+                "containers": [
+                    {
+                        "name": "trainer",
+                        "image": "registry/train:1",
+                        "resources": res,
+                        "env": env,
+                        "command": ["torchrun"],
+                        "args": ["--nnodes=8", "train.py"],
+                        "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}],
+                    }
+                ],
+                "volumes": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}],
+            },
+            "status": {
+                "phase": "Running",
+                "conditions": [{"type": "Ready", "status": "True"}] * 4,
+                "containerStatuses": [
+                    {
+                        "name": "trainer",
+                        "ready": True,
+                        "restartCount": i % 3,
+                        "imageID": "sha256:" + "a" * 64,
+                        "containerID": "c" * 70,
+                        "lastState": {
+                            "terminated": {
+                                "reason": "OOMKilled" if i % 1000 == 0 else "Error",
+                                "exitCode": 137,
+                                "finishedAt": "2026-05-31T00:00:00Z",
+                            }
+                        },
+                    }
+                ],
+            },
+        }
 
 
 def in_process(n_nodes: int, n_pods: int) -> Snapshot:
-    snap = Snapshot(context="synthetic", collected_at="2026-06-01T00:00:00Z",
-                    server_version={"gitVersion": "v1.30.2"})  # fmt: skip
+    snap = Snapshot(
+        context="synthetic",
+        collected_at="2026-06-01T00:00:00Z",
+        server_version={"gitVersion": "v1.30.2"},
+    )
     for key in needed_kinds(ALL_CHECKS):
         snap.objects[key] = []
     for obj in [*nodes(n_nodes), *()]:
@@ -92,15 +168,19 @@ def in_process(n_nodes: int, n_pods: int) -> Snapshot:
         snap.objects["pods"].append(project("pods", obj))
     for key in snap.objects:
         spec = KINDS[key]
-        snap.coverage[key] = Coverage("listed", spec.api_version(spec.versions[0]),
-                                      len(snap.objects[key]), max(1, -(-len(snap.objects[key]) // 500)))  # fmt: skip
+        snap.coverage[key] = Coverage(
+            "listed",
+            spec.api_version(spec.versions[0]),
+            len(snap.objects[key]),
+            max(1, -(-len(snap.objects[key]) // 500)),
+        )
     return snap
 
 
 def over_http(n_nodes: int, n_pods: int) -> Snapshot:
     from incidents.audit.client import ReadOnlyClient
+    from incidents.audit.collect import collect
     from incidents.audit.kubeconfig import Connection
-    from incidents.audit.snapshot import collect
     from tests.audit.fakeapi import FakeApiServer, FakeCluster
 
     objects = [*nodes(n_nodes), *pods(n_pods, n_nodes)]

@@ -29,6 +29,9 @@ class FakeCluster:
     token: str | None = None
     git_version: str = "v1.20.2"
     requests: list[tuple[str, str, dict[str, list[str]]]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # of each request, in order
+    # Answers to give before serving normally: (status, extra headers) per request, in order.
+    replies: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
     def items(self, key: str, namespace: str | None) -> list[dict[str, Any]]:
         out = []
@@ -72,16 +75,52 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _status(self, code: int, reason: str, message: str) -> None:
-        self._send(code, {"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                          "reason": reason, "message": message, "code": code})  # fmt: skip
+        self._send(
+            code,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "status": "Failure",
+                "reason": reason,
+                "message": message,
+                "code": code,
+            },
+        )
+
+    def _record_headers(self) -> None:
+        self.cluster.headers.append({k.lower(): v for k, v in self.headers.items()})
+
+    def _authorized(self) -> bool:
+        c = self.cluster
+        if c.token and self.headers.get("Authorization") != f"Bearer {c.token}":
+            self._status(401, "Unauthorized", "Unauthorized")
+            return False
+        return True
+
+    def _scripted_reply(self) -> bool:
+        if not self.cluster.replies:
+            return False
+        code, extra = self.cluster.replies.pop(0)
+        data = json.dumps({"kind": "Status", "code": code, "message": "scripted"}).encode()
+        self.send_response(code)
+        for k, v in extra.items():
+            self.send_header(k, v)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
 
     def do_POST(self) -> None:  # noqa: N802
+        self._record_headers()
         path = urlparse(self.path).path
         if path != "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews":
             self._reject()
             return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         self.cluster.requests.append(("POST", path, {}))
+        if not self._authorized():
+            return
         attrs = body["spec"]["resourceAttributes"]
         key = attrs["resource"] + (f".{attrs['group']}" if attrs["group"] else "")
         allowed = key not in self.cluster.forbidden
@@ -107,8 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
         query = parse_qs(url.query)
         c = self.cluster
         c.requests.append(("GET", url.path, query))
-        if c.token and self.headers.get("Authorization") != f"Bearer {c.token}":
-            self._status(401, "Unauthorized", "Unauthorized")
+        self._record_headers()
+        if self._scripted_reply() or not self._authorized():
             return
         parts = url.path.strip("/").split("/")
         served = c.served()
@@ -122,16 +161,28 @@ class _Handler(BaseHTTPRequestHandler):
             for g, v in served:
                 if g:
                     groups.setdefault(g, []).append(v)
-            self._send(200, {"kind": "APIGroupList", "groups": [
-                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs]}
-                for g, vs in sorted(groups.items())]})  # fmt: skip
+            self._send(
+                200,
+                {
+                    "kind": "APIGroupList",
+                    "groups": [
+                        {
+                            "name": g,
+                            "versions": [{"groupVersion": f"{g}/{v}", "version": v} for v in vs],
+                        }
+                        for g, vs in sorted(groups.items())
+                    ],
+                },
+            )
         elif (parts[0] == "api" and len(parts) == 2) or (parts[0] == "apis" and len(parts) == 3):
             group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
             if (group, version) not in served:
                 self._status(404, "NotFound", "not found")
                 return
-            resources = [{"name": r, "namespaced": True, "kind": "X", "verbs": ["get", "list", "watch"]}
-                         for r in served[(group, version)]]  # fmt: skip
+            resources = [
+                {"name": r, "namespaced": True, "kind": "X", "verbs": ["get", "list", "watch"]}
+                for r in served[(group, version)]
+            ]
             resources.append(
                 {"name": "pods/log", "namespaced": True, "kind": "Pod", "verbs": ["get"]}
             )

@@ -40,8 +40,12 @@ def test_help_needs_no_django_and_no_database() -> None:
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "audit" in proc.stdout and "Exit codes" in proc.stdout
-    proc = subprocess.run([sys.executable, "-m", "incidents.audit", "list-checks"], env=env,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "incidents.audit", "list-checks"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0 and "GPU-001" in proc.stdout
 
 
@@ -65,8 +69,9 @@ def test_explain_gives_reads_cases_fix_and_rbac(capsys: pytest.CaptureFixture[st
     doc = json.loads(out)
     assert code == 0 and doc["id"] == "GPU-002"
     assert doc["reads"][0]["kind"] == "nodes" and doc["remediation"] and doc["why"]
-    assert doc["cases"][0]["url"] == f"https://lib.example/cases/{doc['cases'][0]['slug']}/"
+    assert doc["cases"][0]["library_url"] == f"https://lib.example/cases/{doc['cases'][0]['slug']}/"
     assert doc["cases"][0]["title"] == CASES[doc["cases"][0]["slug"]].title
+    assert doc["cases"][0]["source_url"] == CASES[doc["cases"][0]["slug"]].source_url
     code, out, _ = run(capsys, "explain", "MEM-002")
     assert code == 0 and "RBAC it needs" in out and "Cases it cites" in out
 
@@ -84,11 +89,25 @@ def test_exit_codes_follow_fail_on(capsys: pytest.CaptureFixture[str]) -> None:
         )[0]
         == 1
     )
-    code = run(capsys, "audit", "--snapshot", str(FIXTURES / "MEM-002/fail-no-shm.yaml"),
-               "--checks", "MEM-002")[0]  # fmt: skip
+    code = run(
+        capsys,
+        "audit",
+        "--snapshot",
+        str(FIXTURES / "MEM-002/fail-no-shm.yaml"),
+        "--checks",
+        "MEM-002",
+    )[0]
     assert code == 0  # a medium finding does not fail the default --fail-on high
-    code = run(capsys, "audit", "--snapshot", str(FIXTURES / "MEM-002/fail-no-shm.yaml"),
-               "--checks", "MEM-002", "--fail-on", "medium")[0]  # fmt: skip
+    code = run(
+        capsys,
+        "audit",
+        "--snapshot",
+        str(FIXTURES / "MEM-002/fail-no-shm.yaml"),
+        "--checks",
+        "MEM-002",
+        "--fail-on",
+        "medium",
+    )[0]
     assert code == 1
     assert run(capsys, "audit", "--snapshot", PASSING, "--checks", "GPU-003")[0] == 0
 
@@ -142,8 +161,14 @@ def test_bad_kubeconfigs_exit_2_with_a_clear_message(
     good = write_kubeconfig("https://127.0.0.1:1")
     code, _, err = run(capsys, "audit", "--kubeconfig", good, "--context", "nope")
     assert code == 2 and "context 'nope' not found" in err
-    code, _, err = run(capsys, "collect", "-o", str(tmp_path / "x.json"), "--kubeconfig",
-                       write_kubeconfig("https://127.0.0.1:1", ca=str(tmp_path / "no-ca.crt")))  # fmt: skip
+    code, _, err = run(
+        capsys,
+        "collect",
+        "--output-file",
+        str(tmp_path / "x.json"),
+        "--kubeconfig",
+        write_kubeconfig("https://127.0.0.1:1", ca=str(tmp_path / "no-ca.crt")),
+    )
     assert code == 2 and "no-ca.crt not found" in err
     code, _, err = run(capsys, "audit", "--kubeconfig", write_kubeconfig("ftp://x"))
     assert code == 2 and "no valid server URL" in err
@@ -151,8 +176,18 @@ def test_bad_kubeconfigs_exit_2_with_a_clear_message(
 
 def test_several_formats_in_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     j, s = tmp_path / "out.json", tmp_path / "out.sarif"
-    code, out, _ = run(capsys, "audit", "--snapshot", HIGH_FAIL, "--format", f"json={j}",
-                       "--format", f"sarif={s}", "--format", "text")  # fmt: skip
+    code, out, _ = run(
+        capsys,
+        "audit",
+        "--snapshot",
+        HIGH_FAIL,
+        "--format",
+        f"json={j}",
+        "--format",
+        f"sarif={s}",
+        "--format",
+        "text",
+    )
     assert code == 1
     assert "[FAIL] GPU-002" in out
     assert json.loads(j.read_text())["schema"] == "kubegap-report"
@@ -173,7 +208,7 @@ def test_json_report_is_stable_and_sorted(capsys: pytest.CaptureFixture[str]) ->
     second = run(capsys, "audit", "--snapshot", path, "--format", "json")[1]
     assert first == second
     doc = json.loads(first)
-    assert doc["schema_version"] == "1.0" and doc["source"]["type"] == "snapshot"
+    assert doc["schema_version"] == "2.0" and doc["source"]["type"] == "snapshot"
     order = ["fail", "not_evaluated", "not_applicable", "pass"]
     statuses = [order.index(f["status"]) for f in doc["findings"]]
     assert statuses == sorted(statuses)
@@ -184,7 +219,9 @@ def test_json_report_is_stable_and_sorted(capsys: pytest.CaptureFixture[str]) ->
     assert finding["evidence"] == [
         {"path": 'status.capacity["nvidia.com/gpu"]', "observed": 6.0, "expected": 8.0}
     ]
-    assert finding["cases"][0]["url"].startswith("http://127.0.0.1:8000/cases/")
+    # No library link unless --library-url (or KUBEGAP_LIBRARY_URL) names one; the source always.
+    assert set(finding["cases"][0]) == {"slug", "title", "source_url"}
+    assert finding["cases"][0]["source_url"].startswith("https://")
 
 
 def _strip_source(doc: dict[str, Any]) -> dict[str, Any]:
@@ -197,12 +234,16 @@ def test_collect_then_audit_offline_equals_live(
     write_kubeconfig: Callable[..., str],
     gpu_cluster_objects: list[dict[str, Any]],
 ) -> None:
-    cluster = FakeCluster(objects=gpu_cluster_objects, token="t0ken", absent={"mpijobs.kubeflow.org"},
-                          forbidden={"configmaps"})  # fmt: skip
+    cluster = FakeCluster(
+        objects=gpu_cluster_objects,
+        token="t0ken",
+        absent={"mpijobs.kubeflow.org"},
+        forbidden={"configmaps"},
+    )
     snap = tmp_path / "cluster.json.gz"
     with FakeApiServer(cluster) as server:
         kc = write_kubeconfig(server.url)
-        code_c, _, err = run(capsys, "collect", "--kubeconfig", kc, "-o", str(snap))
+        code_c, _, err = run(capsys, "collect", "--kubeconfig", kc, "--output-file", str(snap))
         code_live, live, _ = run(capsys, "audit", "--kubeconfig", kc, "--format", "json")
     assert code_c == 3 and "forbidden: configmaps" in err  # collect reports the gap
     code_off, offline, _ = run(capsys, "audit", "--snapshot", str(snap), "--format", "json")
@@ -233,24 +274,41 @@ def test_collect_writes_only_the_kinds_the_selected_checks_need(
     cluster = FakeCluster(token="t0ken")
     out = tmp_path / "nodes.json"
     with FakeApiServer(cluster) as server:
-        code, _, _ = run(capsys, "collect", "--kubeconfig", write_kubeconfig(server.url),
-                         "--checks", "GPU-002,GPU-003", "-o", str(out))  # fmt: skip
+        code, _, _ = run(
+            capsys,
+            "collect",
+            "--kubeconfig",
+            write_kubeconfig(server.url),
+            "--checks",
+            "GPU-002,GPU-003",
+            "--output-file",
+            str(out),
+        )
     assert code == 0
-    assert list(json.loads(out.read_text())["kinds"]) == ["nodes"]
+    assert list(json.loads(out.read_text())["kinds"]) == ["nodes", "pods"]  # GPU-002 reads pods
     listed = {
         p for _, p, _ in cluster.requests if p not in ("/version", "/api", "/apis", "/api/v1")
     }
-    assert listed == {"/api/v1/nodes"}
+    assert listed == {"/api/v1/nodes", "/api/v1/pods"}
 
 
 def test_namespace_limits_namespaced_kinds(
-    capsys: pytest.CaptureFixture[str], write_kubeconfig: Callable[..., str],
+    capsys: pytest.CaptureFixture[str],
+    write_kubeconfig: Callable[..., str],
     gpu_cluster_objects: list[dict[str, Any]],
-) -> None:  # fmt: skip
+) -> None:
     cluster = FakeCluster(objects=gpu_cluster_objects, token="t0ken")
     with FakeApiServer(cluster) as server:
-        code, out, _ = run(capsys, "audit", "--kubeconfig", write_kubeconfig(server.url),
-                           "-n", "train", "--format", "json")  # fmt: skip
+        code, out, _ = run(
+            capsys,
+            "audit",
+            "--kubeconfig",
+            write_kubeconfig(server.url),
+            "-n",
+            "train",
+            "--format",
+            "json",
+        )
     paths = {p for _, p, _ in cluster.requests}
     assert "/api/v1/namespaces/train/pods" in paths and "/api/v1/nodes" in paths
     assert "/api/v1/pods" not in paths
@@ -288,13 +346,24 @@ def test_progress_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_namespace_limited_audit_does_not_exit_clean(
-    capsys: pytest.CaptureFixture[str], write_kubeconfig: Callable[..., str],
+    capsys: pytest.CaptureFixture[str],
+    write_kubeconfig: Callable[..., str],
     gpu_cluster_objects: list[dict[str, Any]],
-) -> None:  # fmt: skip
+) -> None:
     cluster = FakeCluster(objects=gpu_cluster_objects, token="t0ken")
     with FakeApiServer(cluster) as server:
-        code, out, _ = run(capsys, "audit", "--kubeconfig", write_kubeconfig(server.url),
-                           "-n", "train", "--checks", "MON-001", "--format", "json")  # fmt: skip
+        code, out, _ = run(
+            capsys,
+            "audit",
+            "--kubeconfig",
+            write_kubeconfig(server.url),
+            "-n",
+            "train",
+            "--checks",
+            "MON-001",
+            "--format",
+            "json",
+        )
     assert {c["id"]: c["status"] for c in json.loads(out)["checks"]} == {"MON-001": "not_evaluated"}
     assert code == 3  # not looked at never reads as healthy
 
@@ -308,8 +377,19 @@ def test_a_check_that_cannot_read_odd_data_makes_the_audit_incomplete() -> None:
     def broken(ctx: Any) -> Any:
         raise TypeError("replicas must be an int, not 'two'")
 
-    check = Check("TEST-001", "A check", "low", "test", ("nodes",), ("meta-llama3-405b-interruptions",),
-                  (), "why", "fix", "definitive", broken)  # fmt: skip
+    check = Check(
+        "TEST-001",
+        "A check",
+        "low",
+        "test",
+        ("nodes",),
+        ("meta-llama3-405b-interruptions",),
+        (),
+        "why",
+        "fix",
+        "definitive",
+        broken,
+    )
     result = run_checks([check], load_snapshot(Path(PASSING)))
     [finding] = result.findings
     assert finding.status == "not_evaluated"
@@ -321,14 +401,25 @@ def test_one_unreadable_job_does_not_blind_a_check_to_the_others(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     snapshot = str(Path(__file__).parent / "data" / "malformed-pytorchjob.yaml")
-    code, out, _ = run(capsys, "audit", "--snapshot", snapshot, "--checks", "MEM-001",
-                       "--fail-on", "critical", "--format", "json")  # fmt: skip
+    code, out, _ = run(
+        capsys,
+        "audit",
+        "--snapshot",
+        snapshot,
+        "--checks",
+        "MEM-001",
+        "--fail-on",
+        "critical",
+        "--format",
+        "json",
+    )
     findings = {
         (f["status"], f["resource"]["kind"], f["resource"]["name"]): f
         for f in json.loads(out)["findings"]
     }
     assert set(findings) == {("fail", "Pod", "notebook"), ("not_evaluated", "PyTorchJob", "odd")}
     assert (
-        "invalid literal for int()" in findings[("not_evaluated", "PyTorchJob", "odd")]["message"]
+        "replica count 'two' is not a whole number"
+        in (findings[("not_evaluated", "PyTorchJob", "odd")]["message"])
     )
     assert code == 3  # no critical finding, but one object was not looked at

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from incidents.audit.client import ReadOnlyClient
+from incidents.audit.collect import collect
 from incidents.audit.errors import ConfigError
 from incidents.audit.kinds import KINDS
 from incidents.audit.kubeconfig import Connection, load_kubeconfig
-from incidents.audit.snapshot import collect
 
 from .fakeapi import FakeApiServer, FakeCluster
 
@@ -33,7 +33,7 @@ def _pods(n: int) -> list[dict[str, Any]]:
                 ]
             },
             "status": {"phase": "Running"},
-        }  # fmt: skip
+        }
         for i in range(n)
     ]
 
@@ -68,8 +68,12 @@ def test_expired_continue_token_restarts_the_list_once() -> None:
         result = client.list_kind(KINDS["pods"], "v1")
     assert len(result.items) == 1100 and result.restarted
     assert [q.get("continue") for m, p, q in cluster.requests if p == "/api/v1/pods"] == [
-        None, ["500"], None, ["500"], ["1000"],
-    ]  # fmt: skip
+        None,
+        ["500"],
+        None,
+        ["500"],
+        ["1000"],
+    ]
 
 
 def test_collect_records_forbidden_absent_and_listed_kinds() -> None:
@@ -79,8 +83,13 @@ def test_collect_records_forbidden_absent_and_listed_kinds() -> None:
         absent={"pytorchjobs.kubeflow.org", "prometheusrules.monitoring.coreos.com"},
         unserved={("cronjobs.batch", "v1")},
     )
-    keys = ["pods", "daemonsets.apps", "pytorchjobs.kubeflow.org", "cronjobs.batch",
-            "prometheusrules.monitoring.coreos.com"]  # fmt: skip
+    keys = [
+        "pods",
+        "daemonsets.apps",
+        "pytorchjobs.kubeflow.org",
+        "cronjobs.batch",
+        "prometheusrules.monitoring.coreos.com",
+    ]
     with FakeApiServer(cluster) as server, _client(server) as client:
         snap = collect(client, keys)
     cov = {k: (c.status, c.api_version, c.count) for k, c in snap.coverage.items()}
@@ -112,7 +121,7 @@ def test_the_transport_refuses_other_verbs_and_forbidden_paths() -> None:
     cluster = FakeCluster()
     with FakeApiServer(cluster) as server, _client(server) as client:
         with pytest.raises(RuntimeError, match="read-only"):
-            client._http.post("/api/v1/namespaces/default/pods", json={})
+            client._session.http.post("/api/v1/namespaces/default/pods", json={})
         with pytest.raises(RuntimeError, match="never reads"):
             client.get("/api/v1/namespaces/default/secrets")
         with pytest.raises(RuntimeError, match="never reads"):
@@ -171,7 +180,7 @@ def test_refusal_hook_is_installed_on_every_request() -> None:
     )
     assert client.server_version() == {"gitVersion": "v1.30.0"}
     with pytest.raises(RuntimeError):
-        client._http.delete("/api/v1/nodes/n1")
+        client._session.http.delete("/api/v1/nodes/n1")
     assert seen == ["GET"]
 
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from incidents.audit import kubeconfig
-from incidents.audit.client import _ssl_context
 from incidents.audit.errors import ConfigError
+from incidents.audit.session import ssl_context as _ssl_context
 
 
 def _write(path: Path, user: dict, cluster: dict | None = None) -> str:
@@ -20,22 +20,30 @@ def _write(path: Path, user: dict, cluster: dict | None = None) -> str:
         "current-context": "a",
         "clusters": [{"name": "c", "cluster": cluster or {"server": "https://10.0.0.1:6443"}}],
         "users": [{"name": "u", "user": user}],
-        "contexts": [{"name": "a", "context": {"cluster": "c", "user": "u"}},
-                     {"name": "b", "context": {"cluster": "c"}}],
-    }  # fmt: skip
+        "contexts": [
+            {"name": "a", "context": {"cluster": "c", "user": "u"}},
+            {"name": "b", "context": {"cluster": "c"}},
+        ],
+    }
     path.write_text(yaml.safe_dump(doc))
     return str(path)
 
 
 def test_exec_plugin_supplies_the_token(tmp_path: Path) -> None:
     plugin = tmp_path / "get-token"
-    cred = {"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
-            "status": {"token": "from-exec"}}  # fmt: skip
+    cred = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": "from-exec"},
+    }
     plugin.write_text(f"#!/bin/sh\necho '{json.dumps(cred)}'\n")
     plugin.chmod(plugin.stat().st_mode | stat.S_IEXEC)
-    path = _write(tmp_path / "kc", {"exec": {"apiVersion": "client.authentication.k8s.io/v1",
-                                             "command": "./get-token"}})  # fmt: skip
-    assert kubeconfig.load_kubeconfig(path).token == "from-exec"
+    path = _write(
+        tmp_path / "kc",
+        {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": "./get-token"}},
+    )
+    creds = kubeconfig.load_kubeconfig(path).credentials
+    assert creds is not None and creds.token == "from-exec"
 
 
 def test_failing_exec_plugin_is_a_config_error(tmp_path: Path) -> None:
@@ -46,7 +54,8 @@ def test_failing_exec_plugin_is_a_config_error(tmp_path: Path) -> None:
 
 def test_token_file_relative_to_the_kubeconfig(tmp_path: Path) -> None:
     (tmp_path / "tok").write_text("abc\n")
-    assert kubeconfig.load_kubeconfig(_write(tmp_path / "kc", {"tokenFile": "tok"})).token == "abc"
+    creds = kubeconfig.load_kubeconfig(_write(tmp_path / "kc", {"tokenFile": "tok"})).credentials
+    assert creds is not None and creds.token == "abc"
 
 
 def test_context_selection_and_kubeconfig_env(
@@ -62,8 +71,11 @@ def test_client_certificate_data_loads(tls: dict[str, str], tmp_path: Path) -> N
     cert = base64.b64encode(Path(tls["cert"]).read_bytes()).decode()
     key = base64.b64encode(Path(tls["key"]).read_bytes()).decode()
     ca = base64.b64encode(Path(tls["ca"]).read_bytes()).decode()
-    path = _write(tmp_path / "kc", {"client-certificate-data": cert, "client-key-data": key},
-                  {"server": "https://127.0.0.1:1", "certificate-authority-data": ca})  # fmt: skip
+    path = _write(
+        tmp_path / "kc",
+        {"client-certificate-data": cert, "client-key-data": key},
+        {"server": "https://127.0.0.1:1", "certificate-authority-data": ca},
+    )
     conn = kubeconfig.load_kubeconfig(path)
     assert conn.client_cert_data and conn.ca_data and "BEGIN CERTIFICATE" in conn.ca_data
     assert _ssl_context(conn)  # loads the CA and the client pair
@@ -80,7 +92,8 @@ def test_in_cluster_service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     conn = kubeconfig.resolve_connection(None, None)
-    assert (conn.server, conn.token, conn.context) == (
+    assert conn.credentials is not None
+    assert (conn.server, conn.credentials.token, conn.context) == (
         "https://10.96.0.1:443",
         "sa-token",
         "in-cluster",

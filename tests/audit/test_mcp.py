@@ -41,7 +41,8 @@ def test_list_and_explain() -> None:
     checks = _call("list_checks", {})
     assert len(checks) >= 20 and all(c["cases"] for c in checks)
     doc = _call("explain_check", {"check_id": "job-002"})
-    assert doc["id"] == "JOB-002" and doc["rbac"] and doc["cases"][0]["url"].startswith(UNREACHABLE)
+    assert doc["id"] == "JOB-002" and doc["rbac"]
+    assert doc["cases"][0]["library_url"].startswith(UNREACHABLE)
 
 
 def test_audit_of_a_snapshot_is_bounded() -> None:
@@ -54,8 +55,13 @@ def test_audit_of_a_snapshot_is_bounded() -> None:
     assert "cannot read snapshot" in err["error"]
 
 
-@pytest.mark.parametrize("query,slug", [("GPU overheating NVLink", "acme-kalos-overheating-jul2023"),
-                                        ("etcd quota autoscaler", "openai-2018-k8s-etcd-quota-autoscaler")])  # fmt: skip
+@pytest.mark.parametrize(
+    "query,slug",
+    [
+        ("GPU overheating NVLink", "acme-kalos-overheating-jul2023"),
+        ("etcd quota autoscaler", "openai-2018-k8s-etcd-quota-autoscaler"),
+    ],
+)
 def test_search_cases_falls_back_to_bundled_cases(query: str, slug: str) -> None:
     rows = search_cases_data(query, 5, UNREACHABLE)
     assert rows[0]["slug"] == slug and rows[0]["source"] == "bundled"
@@ -75,8 +81,12 @@ def test_search_cases_asks_the_library_api_when_reachable() -> None:
 
         def do_GET(self) -> None:  # noqa: N802
             seen.append(f"{self.command} {self.path}")
-            body = json.dumps({"count": 1, "results": [{"slug": "meta-rsc-reliability-study",
-                                                        "title": "Meta RSC"}]}).encode()  # fmt: skip
+            body = json.dumps(
+                {
+                    "count": 1,
+                    "results": [{"slug": "meta-rsc-reliability-study", "title": "Meta RSC"}],
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -92,9 +102,15 @@ def test_search_cases_asks_the_library_api_when_reachable() -> None:
         httpd.shutdown()
         httpd.server_close()
     assert seen == ["GET /api/cases/?q=ib+links"]
-    assert rows == [{"slug": "meta-rsc-reliability-study", "title": "Meta RSC",
-                     "url": f"{base}/cases/meta-rsc-reliability-study/", "summary": "",
-                     "source": "library"}]  # fmt: skip
+    assert rows == [
+        {
+            "slug": "meta-rsc-reliability-study",
+            "title": "Meta RSC",
+            "url": f"{base}/cases/meta-rsc-reliability-study/",
+            "summary": "",
+            "source": "library",
+        }
+    ]
 
 
 def test_kubegap_mcp_serves_over_stdio() -> None:

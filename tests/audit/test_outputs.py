@@ -65,8 +65,13 @@ def test_rbac_manifest_matches_the_check_registry() -> None:
     assert not [r for g, r in granted if r in ("secrets", "pods/log", "pods/exec", "*")]
     binding = next(d for d in docs if d["kind"] == "ClusterRoleBinding")
     sa = next(d for d in docs if d["kind"] == "ServiceAccount")
-    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": sa["metadata"]["name"],
-                                    "namespace": sa["metadata"]["namespace"]}]  # fmt: skip
+    assert binding["subjects"] == [
+        {
+            "kind": "ServiceAccount",
+            "name": sa["metadata"]["name"],
+            "namespace": sa["metadata"]["namespace"],
+        }
+    ]
 
 
 def test_every_cited_case_is_in_the_case_list_and_the_library_fixtures() -> None:
@@ -119,16 +124,22 @@ def test_kubegap_imports_nothing_from_django() -> None:
                 names = [node.module or ""]
             elif isinstance(node, ast.ImportFrom) and node.level >= 2:
                 names = [f"incidents.{node.module or ''}"]  # ``from ..models`` leaves the package
-            offenders += [f"{path.name}: {n}" for n in names
-                          if n.split(".")[0] == "django" or n.startswith("incidents.models")]  # fmt: skip
+            offenders += [
+                f"{path.name}: {n}"
+                for n in names
+                if n.split(".")[0] == "django" or n.startswith("incidents.models")
+            ]
     assert not offenders
 
 
 @pytest.mark.parametrize(
     "snapshot",
-    ["fixtures/snapshots/demo-broken-gpu-cluster.json", "fixtures/snapshots/demo-healthy-gpu-cluster.json",
-     "tests/audit/fixtures/GPU-001/not-evaluated-pods-forbidden.yaml"],
-)  # fmt: skip
+    [
+        "fixtures/snapshots/demo-broken-gpu-cluster.json",
+        "fixtures/snapshots/demo-healthy-gpu-cluster.json",
+        "tests/audit/fixtures/GPU-001/not-evaluated-pods-forbidden.yaml",
+    ],
+)
 def test_json_report_validates_against_the_published_schema(snapshot: str) -> None:
     import jsonschema
 
@@ -138,5 +149,10 @@ def test_json_report_validates_against_the_published_schema(snapshot: str) -> No
     jsonschema.Draft202012Validator.check_schema(schema)
     result = run_checks(list(ALL_CHECKS), load(REPO / snapshot))
     doc = json.loads(render_json(result, "high", "http://127.0.0.1:8000"))
+    assert all(
+        c["library_url"].startswith("http://127.0.0.1:8000/cases/")
+        for f in doc["findings"]
+        for c in f["cases"]
+    )
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
     assert not errors, errors[:5]

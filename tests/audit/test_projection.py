@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from incidents.audit.kinds import spec_for_object
-from incidents.audit.projection import project
+from incidents.audit.kinds import project, spec_for_object
 
 FILES = sorted((Path(__file__).parent / "fixtures").glob("*/*.yaml"))
 
@@ -27,19 +26,39 @@ def test_credentials_and_bulk_are_dropped() -> None:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "name": "p", "namespace": "n", "labels": {"app": "x", "component": "etcd"},
+            "name": "p",
+            "namespace": "n",
+            "labels": {"app": "x", "component": "etcd"},
             "managedFields": [{"manager": "kubelet"}],
             "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"},
         },
-        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": 8}}, "env": [
-            {"name": "AWS_SECRET_ACCESS_KEY", "value": "hunter2"},
-            {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
-            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
-            {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
-        ], "volumeMounts": [{"name": "data", "mountPath": "/data"}, {"name": "dshm", "mountPath": "/dev/shm"}]}]},
-    }  # fmt: skip
+        "spec": {
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "resources": {"limits": {"nvidia.com/gpu": 8}},
+                    "env": [
+                        {"name": "AWS_SECRET_ACCESS_KEY", "value": "hunter2"},
+                        {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
+                        {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+                        {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
+                    ],
+                    "volumeMounts": [
+                        {"name": "data", "mountPath": "/data"},
+                        {"name": "dshm", "mountPath": "/dev/shm"},
+                    ],
+                }
+            ]
+        },
+    }
     slim = project("pods", pod)
-    assert slim["metadata"] == {"name": "p", "namespace": "n", "labels": {"component": "etcd"}}
+    # A GPU pod keeps its labels (workload identity, exemption selectors); not its annotations.
+    assert slim["metadata"] == {
+        "name": "p",
+        "namespace": "n",
+        "labels": {"app": "x", "component": "etcd"},
+    }
     container = slim["spec"]["containers"][0]
     assert container["env"] == [
         {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
@@ -47,9 +66,10 @@ def test_credentials_and_bulk_are_dropped() -> None:
     ]
     assert "hunter2" not in str(slim)
     assert container["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
-    # a pod without GPUs keeps only where it runs and what it runs
+    # a pod without GPUs keeps only where it runs and what it runs, and only the labels checks read
     del pod["spec"]["containers"][0]["resources"]
     assert project("pods", pod)["spec"] == {"containers": [{"name": "c", "image": "i"}]}
+    assert project("pods", pod)["metadata"]["labels"] == {"component": "etcd"}
 
 
 def test_configmaps_keep_only_dcgm_counters_and_kueue_config() -> None:

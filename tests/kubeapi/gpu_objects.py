@@ -78,6 +78,17 @@ SERVICEMONITOR_CRD = crd("monitoring.coreos.com", "ServiceMonitor", "servicemoni
 PODMONITOR_CRD = crd("monitoring.coreos.com", "PodMonitor", "podmonitors", ("v1",))
 CLUSTERPOLICY_CRD = crd("nvidia.com", "ClusterPolicy", "clusterpolicies", ("v1",), "Cluster")
 JOBSET_CRD = crd("jobset.x-k8s.io", "JobSet", "jobsets", ("v1alpha2",))
+TRAINJOB_CRD = crd("trainer.kubeflow.org", "TrainJob", "trainjobs", ("v1alpha1",))
+TRAININGRUNTIME_CRD = crd(
+    "trainer.kubeflow.org", "TrainingRuntime", "trainingruntimes", ("v1alpha1",)
+)
+CLUSTERTRAININGRUNTIME_CRD = crd(
+    "trainer.kubeflow.org",
+    "ClusterTrainingRuntime",
+    "clustertrainingruntimes",
+    ("v1alpha1",),
+    "Cluster",
+)
 
 
 def condition(ctype: str, status: str, reason: str, message: str = "") -> Obj:

@@ -51,7 +51,7 @@ def audit_subprocess(kubeconfig: Path, *extra: str) -> tuple[int, Report, str]:
             "--fail-on",
             "low",
             *extra,
-        ],  # fmt: skip
+        ],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,

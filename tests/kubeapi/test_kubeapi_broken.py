@@ -1,6 +1,6 @@
 """kubegap against a broken GPU cluster on a real 1.20 API server, as the shipped identity.
 
-The broken cluster (see :func:`gpu_cluster.build_broken`) carries one instance of every gap the
+The broken cluster (see :func:`cluster_broken.build_broken`) carries one instance of every gap the
 checks look for; kubegap must report exactly those failures, on exactly those resources, and
 say what it could not see. A guard test fails when a check is added without a failing case here.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from gpu_cluster import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
+from cluster_broken import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
 from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity
 from kubegap_run import (
     REPO_ROOT,
@@ -24,6 +24,7 @@ from kubegap_run import (
     coverage,
     kubegap_requests,
     outcomes,
+    resource_name,
     verbs_by_resource,
 )
 from mcp import Client
@@ -97,8 +98,16 @@ def test_specific_evidence(live: tuple[int, Report]) -> None:
     assert evidence("GPU-003", "gpu-b-1") == {'status.allocatable["nvidia.com/gpu"]': 7.0}
     fault = evidence("GPU-002", "gpu-b-1")
     assert fault["status.conditions[4]"] == "XIDErrors=True (XID79)"
-    # The GPU-node taint every GPU pod tolerates is no quarantine.
-    assert fault["spec.taints"] == ["nvidia.com/gpu:NoSchedule"]
+    # Neither the GPU-node taint every GPU pod tolerates nor the lifecycle controller's
+    # not-ready taint is a quarantine: the Ready node is still open to GPU work.
+    assert fault["spec.taints"] == [
+        "nvidia.com/gpu:NoSchedule",
+        "node.kubernetes.io/not-ready:NoSchedule",
+    ]
+    # The pods already on the faulty node are reported on their workloads.
+    on_node = evidence("GPU-002", "bert-pretrain")
+    assert on_node["pods[spec.nodeName=gpu-b-1]"] == ["bert-pretrain-worker-0"]
+    assert on_node["nodes[gpu-b-1].status.conditions[4]"] == "XIDErrors=True (XID79)"
     assert evidence("GPU-004", "cluster-policy") == {
         "spec.devicePlugin.env[DP_DISABLE_HEALTHCHECKS]": "all"
     }
@@ -114,11 +123,26 @@ def test_specific_evidence(live: tuple[int, Report]) -> None:
         for role in ("Master", "Worker")
     }
     assert evidence("JOB-003", "gpt-finetune") == {
-        "spec.*ReplicaSpecs.*.restartPolicy": {"Master": "Never", "Worker": "Never"},
+        "spec.pytorchReplicaSpecs.*.restartPolicy": {"Master": "Never", "Worker": "Never"},
+        "spec.elasticPolicy.maxRestarts": None,
         "spec.runPolicy.backoffLimit": 0,
     }
+    # OnFailure restarts the failed pod alone: no gang restart, whatever the backoffLimit.
+    onfailure = evidence("JOB-003", "bert-pretrain")
+    assert onfailure["spec.pytorchReplicaSpecs.*.restartPolicy"] == {
+        "Master": "OnFailure",
+        "Worker": "OnFailure",
+    }
+    assert onfailure["spec.runPolicy.backoffLimit"] == 3
+    assert evidence("PLAT-003", "cluster-policy") == {
+        "spec.driver.upgradePolicy.maxParallelUpgrades": 0
+    }
+    [xid] = evidence("EVT-001", "gpu-b-1")["events[type=Warning]"]
+    assert xid.startswith("XIDError: NVRM: Xid (PCI:0000:b8:00): 79") and "(x2," in xid
+    [pending] = evidence("EVT-002", "bert-pretrain")["events[reason=FailedScheduling]"]
+    assert "Insufficient nvidia.com/gpu" in pending and "(x12," in pending
     oom = evidence("MEM-003", "notebook-0")[
-        "status.containerStatuses[0].lastState.terminated.reason"
+        "pods[notebook-0].status.containerStatuses[0].lastState.terminated.reason"
     ]
     assert str(oom).startswith("OOMKilled at ")
     sched = evidence("SCHED-001", "gpt-finetune")
@@ -149,7 +173,10 @@ def test_snapshot_audit_is_identical_to_live(
     broken: KubegapIdentity, live: tuple[int, Report], tmp_path: Path
 ) -> None:
     snapshot = tmp_path / "broken.json.gz"
-    assert main(["collect", "--kubeconfig", str(broken.kubeconfig), "-o", str(snapshot)]) == 0
+    assert (
+        main(["collect", "--kubeconfig", str(broken.kubeconfig), "--output-file", str(snapshot)])
+        == 0
+    )
     code, offline = audit(
         Path("/nonexistent"), tmp_path / "offline.json", "--snapshot", str(snapshot)
     )
@@ -165,8 +192,17 @@ def test_sarif_lists_every_failure(
     broken: KubegapIdentity, live: tuple[int, Report], tmp_path: Path
 ) -> None:
     sarif = tmp_path / "report.sarif"
-    code = main(["audit", "--kubeconfig", str(broken.kubeconfig), "--format", f"sarif={sarif}",
-                 "--fail-on", "critical"])  # fmt: skip
+    code = main(
+        [
+            "audit",
+            "--kubeconfig",
+            str(broken.kubeconfig),
+            "--format",
+            f"sarif={sarif}",
+            "--fail-on",
+            "critical",
+        ]
+    )
     assert code == 1  # GPU-002 is critical
     doc = json.loads(sarif.read_text())
     assert doc["version"] == "2.1.0"
@@ -204,8 +240,9 @@ def test_mcp_audit_tool_summarises_the_live_cluster(
     assert doc["summary"] == report["summary"]
     assert len(doc["top_findings"]) == 5
     assert doc["truncated"] == len(fails) - 5
-    assert doc["top_findings"][0]["check_id"] == "GPU-002"  # the one critical finding
-    assert doc["top_findings"][0]["resource"] == "_cluster/Node/gpu-b-1"
+    # GPU-002 is the one critical check: the faulty node and the pods on it come first.
+    assert {f["check_id"] for f in doc["top_findings"][:3]} == {"GPU-002"}
+    assert "_cluster/Node/gpu-b-1" in {f["resource"] for f in doc["top_findings"][:3]}
     assert doc["coverage_gaps"] == {k: "absent" for k in sorted(BROKEN_ABSENT)}
 
 
@@ -219,3 +256,38 @@ def test_audit_log_shows_read_only_access(
     assert not [k for k in touched if "secrets" in k[1]]
     # Absent CRDs are discovered, not probed: no request for a resource the server lacks.
     assert {ev["responseStatus"]["code"] for ev in requests} == {200}
+
+
+def test_fail_on_critical_fails_on_the_faulty_node(broken: KubegapIdentity, tmp_path: Path) -> None:
+    """The verdict the first try of kubegap 2 got wrong: --fail-on critical must exit 1 here."""
+    code, report = audit(
+        broken.kubeconfig,
+        tmp_path / "critical.json",
+        "--checks",
+        "GPU-002",
+        "--fail-on",
+        "critical",
+    )
+    assert code == 1
+    assert report["summary"]["failing_by_severity"]["critical"] == 3
+
+
+def test_a_namespaced_run_claims_nothing_about_other_namespaces(
+    broken: KubegapIdentity, tmp_path: Path
+) -> None:
+    """-n research: gpu-b-2 still strands a pod of namespace training, which kubegap cannot see."""
+    code, report = audit(broken.kubeconfig, tmp_path / "research.json", "-n", "research")
+    [stranded] = [f for f in report["findings"] if f["check_id"] == "NODE-001"]
+    assert stranded["status"] == "pass"
+    assert "no pods in namespace research stranded" in stranded["message"]
+    assert "objects outside namespace research (--namespace)" in stranded["not_seen"]
+    fails = {
+        (f["check_id"], resource_name(f["resource"]))
+        for f in report["findings"]
+        if f["status"] == "fail"
+    }
+    # Node-level gaps stay visible; pods of other namespaces are neither blamed nor cleared.
+    assert ("GPU-002", "_cluster/Node/gpu-b-1") in fails
+    assert ("GPU-002", "research/Pod/notebook-0") in fails
+    assert not [r for _, r in fails if r.startswith("training/")]
+    assert code == 1

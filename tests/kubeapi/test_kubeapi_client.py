@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import gpu_objects as g
 import pytest
+import yaml
 from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity, write_kubeconfig
 from kubegap_run import audit, check_statuses, coverage, kubegap_requests
 
@@ -101,10 +102,23 @@ def test_a_server_certificate_from_another_ca_is_refused(
 ) -> None:
     """kubegap verifies the server against the kubeconfig's CA and sends no token otherwise."""
     other_ca = subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "/dev/null",
-         "-subj", "/CN=some-other-cluster-ca", "-days", "1"],
-        check=True, capture_output=True,
-    ).stdout  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "/dev/null",
+            "-subj",
+            "/CN=some-other-cluster-ca",
+            "-days",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+    ).stdout
     kubeconfig = write_kubeconfig(
         tmp_path / "mitm.kubeconfig", apiserver.url, other_ca, "kubegap", kubegap_identity.token
     )
@@ -156,3 +170,92 @@ def test_an_expired_continue_token_restarts_the_list(
     ]
     assert codes == [200, 410, 200, 200, 200]
     assert code == 0
+
+
+def test_namespaces_named_like_subresources_are_audited(
+    admin: KubeClient,
+    kubegap_identity: KubegapIdentity,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A namespace called log, exec or secrets is a namespace: kubegap lists it, no traceback."""
+    for name in ("log", "exec", "secrets"):
+        admin.create(g.namespace(name))
+        code, report = audit(kubegap_identity.kubeconfig, tmp_path / f"{name}.json", "-n", name)
+        assert report["source"]["namespace"] == name
+        assert code == 3  # a namespaced run never exits clean; nothing failed, nothing crashed
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_tls_server_name_is_applied(
+    apiserver: ApiServer,
+    kubegap_identity: KubegapIdentity,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``localhost`` is not in the serving certificate; tls-server-name names one that is."""
+    port = apiserver.url.rsplit(":", 1)[1]
+    kubeconfig = write_kubeconfig(
+        tmp_path / "sni.kubeconfig",
+        f"https://localhost:{port}",
+        apiserver.ca_pem,
+        "kubegap",
+        kubegap_identity.token,
+    )
+    capsys.readouterr()
+    assert (
+        main(["audit", "--kubeconfig", str(kubeconfig), "--checks", "GPU-003", "-o", "json"]) == 2
+    )
+    assert "CERTIFICATE_VERIFY_FAILED" in capsys.readouterr().err
+    doc = yaml.safe_load(kubeconfig.read_text())
+    doc["clusters"][0]["cluster"]["tls-server-name"] = "kubernetes.default.svc"
+    kubeconfig.write_text(yaml.safe_dump(doc))
+    code, report = audit(kubeconfig, tmp_path / "sni.json", "--checks", "GPU-003")
+    assert code in (0, 3) and report["coverage"][0]["status"] == "listed"
+
+
+def _exec_kubeconfig(apiserver: ApiServer, tmp_path: Path, tokens: list[str], expires: str) -> Path:
+    """A kubeconfig whose exec plugin hands out ``tokens`` in turn (the last one from then on)."""
+    tmp_path.mkdir()
+    state = tmp_path / "calls"
+    state.write_text("0")
+    plugin = tmp_path / "credential-plugin"
+    plugin.write_text(
+        "#!/usr/bin/env python3\nimport json, pathlib\n"
+        f"state = pathlib.Path({str(state)!r}); n = int(state.read_text()); state.write_text(str(n + 1))\n"
+        f"tokens = {tokens!r}\n"
+        "status = {'token': tokens[min(n, len(tokens) - 1)]"
+        + (f", 'expirationTimestamp': {expires!r}" if expires else "")
+        + "}\n"
+        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential', 'status': status}))\n"
+    )
+    plugin.chmod(0o755)
+    kubeconfig = write_kubeconfig(
+        tmp_path / "exec.kubeconfig", apiserver.url, apiserver.ca_pem, "kubegap", "x"
+    )
+    doc = yaml.safe_load(kubeconfig.read_text())
+    doc["users"][0]["user"] = {
+        "exec": {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "command": str(plugin),
+            "interactiveMode": "Never",
+        }
+    }
+    kubeconfig.write_text(yaml.safe_dump(doc))
+    return kubeconfig
+
+
+def test_exec_credentials_are_refreshed_on_expiry_and_on_401(
+    apiserver: ApiServer, kubegap_identity: KubegapIdentity, tmp_path: Path
+) -> None:
+    good = kubegap_identity.token
+    # Expired as soon as issued: the plugin runs again before each request.
+    expiring = _exec_kubeconfig(apiserver, tmp_path / "a", [good], "2000-01-01T00:00:00Z")
+    code, report = audit(expiring, tmp_path / "a.json", "--checks", "GPU-003")
+    assert code in (0, 3) and coverage(report)["nodes"]["status"] == "listed"
+    assert int((tmp_path / "a" / "calls").read_text()) > 3
+    # A token the server rejects: kubegap asks the plugin again once, and goes on with the new one.
+    rotated = _exec_kubeconfig(apiserver, tmp_path / "b", ["revoked-token", good], "")
+    code, report = audit(rotated, tmp_path / "b.json", "--checks", "GPU-003")
+    assert code in (0, 3) and coverage(report)["nodes"]["status"] == "listed"
+    assert int((tmp_path / "b" / "calls").read_text()) == 2

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from gpu_cluster import HEALTHY_ABSENT, HEALTHY_NODES, HEALTHY_NOT_APPLICABLE, build_healthy
+from cluster_healthy import HEALTHY_ABSENT, HEALTHY_NODES, HEALTHY_NOT_APPLICABLE, build_healthy
 from kubeapi_harness import (
     KUBEGAP_USER,
     KUBEGAP_USER_TOKEN,
@@ -89,6 +89,13 @@ def test_coverage_is_exact_and_uses_what_1_20_serves(
     assert cov["clusterpolicies.nvidia.com"]["count"] == 1
     pods = admin.get("/api/v1/pods")["items"]
     assert cov["pods"]["count"] == len(pods)
+    # kubegap 2's kinds, as 1.20 serves them: a TrainJob on its runtime, PDBs in policy/v1beta1,
+    # and only the Warning events (the server filters type=Warning; a Normal event exists too).
+    assert cov["trainjobs.trainer.kubeflow.org"]["count"] == 1
+    assert cov["clustertrainingruntimes.trainer.kubeflow.org"]["count"] == 1
+    assert cov["poddisruptionbudgets.policy"]["api_version"] == "policy/v1beta1"
+    assert cov["events"]["count"] == 1
+    assert len(admin.get("/api/v1/events")["items"]) == 2
 
 
 def test_kubegap_only_reads_and_never_touches_secrets(
@@ -99,7 +106,7 @@ def test_kubegap_only_reads_and_never_touches_secrets(
     assert requests, "the API server recorded no request from kubegap's identity"
     verbs = {ev["verb"] for ev in requests}
     assert verbs <= {"get", "list", "watch"}, verbs
-    assert all(ev["userAgent"].startswith("kubegap") for ev in requests)
+    assert all(ev["userAgent"].startswith("kubegap/") for ev in requests)
     touched = verbs_by_resource(requests)
     assert not [k for k in touched if "secrets" in k[1]]
     assert not [ev for ev in requests if "/log" in ev["requestURI"] or "/exec" in ev["requestURI"]]
@@ -111,7 +118,10 @@ def test_kubegap_only_reads_and_never_touches_secrets(
 def test_collect_then_snapshot_audit_matches_live(healthy: KubegapIdentity, tmp_path: Path) -> None:
     live_code, live = audit(healthy.kubeconfig, tmp_path / "live.json")
     snapshot = tmp_path / "cluster.json.gz"
-    assert main(["collect", "--kubeconfig", str(healthy.kubeconfig), "-o", str(snapshot)]) == 0
+    assert (
+        main(["collect", "--kubeconfig", str(healthy.kubeconfig), "--output-file", str(snapshot)])
+        == 0
+    )
     snap_code, offline = audit(
         Path("/nonexistent"), tmp_path / "offline.json", "--snapshot", str(snapshot)
     )
@@ -143,11 +153,16 @@ def test_a_kind_the_identity_may_not_list_is_not_evaluated(
             "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "ClusterRoleBinding",
             "metadata": {"name": "kubegap-no-configmaps"},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                        "name": "kubegap-no-configmaps"},
-            "subjects": [{"kind": "User", "name": KUBEGAP_USER, "apiGroup": "rbac.authorization.k8s.io"}],
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "kubegap-no-configmaps",
+            },
+            "subjects": [
+                {"kind": "User", "name": KUBEGAP_USER, "apiGroup": "rbac.authorization.k8s.io"}
+            ],
         }
-    )  # fmt: skip
+    )
     kubeconfig = apiserver.kubeconfig("restricted", KUBEGAP_USER, KUBEGAP_USER_TOKEN)
     code, report = audit(kubeconfig, tmp_path / "restricted.json")
     assert code == 3
@@ -177,6 +192,13 @@ def test_a_kind_the_identity_may_not_list_is_not_evaluated(
         if ev["verb"] not in ("get", "list", "watch")
     }
     assert writes == {("create", "selfsubjectaccessreviews")}
+    # ...with kubegap's own user agent and the same credentials as every other request.
+    reviews = [
+        ev
+        for ev in kubegap_requests(apiserver.audit_events(), KUBEGAP_USER)
+        if ev["verb"] == "create"
+    ]
+    assert reviews and all(ev["userAgent"].startswith("kubegap/") for ev in reviews)
 
 
 def test_namespace_scoped_audit_lists_namespaced_kinds_in_that_namespace_only(

@@ -7,17 +7,22 @@ from ..model import Check
 from . import (
     alerts,
     checkpointing,
+    events,
+    gpu_devices,
     gpu_health,
     memory,
     monitoring,
     platform,
     preflight,
     scheduling,
+    serving,
     training_jobs,
 )
 
 _MODULES = (
     gpu_health,
+    gpu_devices,
+    events,
     monitoring,
     alerts,
     training_jobs,
@@ -26,6 +31,7 @@ _MODULES = (
     scheduling,
     preflight,
     platform,
+    serving,
 )
 REGISTRY: dict[str, Check] = {c.id: c for m in _MODULES for c in m.CHECKS}
 ALL_CHECKS: list[Check] = sorted(REGISTRY.values(), key=lambda c: c.id)

@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..context import Context
-from ..model import CLUSTER, Check, Evidence, Reference, Result, fail, not_applicable, passed
-from .common import name_of
+from ..model import Check, Evidence, Reference, Result
+from .common import CLUSTER, fail, name_of, not_applicable, passed, shown
 
 RULES = "prometheusrules.monitoring.coreos.com"
 THERMAL = re.compile(
@@ -55,38 +55,44 @@ def _alert_check(
         )
         return
     rules = alert_rules(ctx)
+    objects = sorted(f"{pr['metadata'].get('namespace')}/{name_of(pr)}" for pr in ctx.items(RULES))
     found = {
         label: sorted(f"{where}:{alert}" for where, alert, expr in rules if match(expr))
         for label, match in wanted.items()
     }
     missing = [label for label in required if not found[label]]
-    observed = {label: found[label][:3] or "none" for label in wanted}
+    observed = {label: shown(found[label], 3) or "none" for label in wanted}
+    evidence = (
+        Evidence(
+            "prometheusrules[*].spec.groups[*].rules[*].expr",
+            observed,
+            "an alert for " + ", ".join(required),
+        ),
+        Evidence("prometheusrules", shown(objects) or "none", "a PrometheusRule with these alerts"),
+    )
     if missing:
         yield fail(
             CLUSTER,
-            f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules examined)",
-            Evidence(
-                "prometheusrules[*].spec.groups[*].rules[*].expr",
-                observed,
-                "an alert for " + ", ".join(required),
-            ),  # fmt: skip
+            f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules in "
+            f"{len(objects)} PrometheusRules examined)",
+            *evidence,
         )
     else:
         yield passed(
-            f"{what} alerts found",
-            Evidence(
-                "prometheusrules[*].spec.groups[*].rules[*].expr",
-                observed,
-                "an alert for " + ", ".join(required),
-            ),  # fmt: skip
+            f"{what} alerts found ({len(rules)} alert rules in {len(objects)} PrometheusRules)",
+            *evidence,
+            examined=objects,
+            not_seen=["whether Prometheus loads these rules and routes the alerts to anyone"],
         )
 
 
 def thermal_alert(ctx: Context) -> Iterator[Result]:
     yield from _alert_check(
-        ctx, {"GPU temperature": lambda e: bool(THERMAL.search(e))}, ("GPU temperature",),
+        ctx,
+        {"GPU temperature": lambda e: bool(THERMAL.search(e))},
+        ("GPU temperature",),
         "GPU thermal",
-    )  # fmt: skip
+    )
 
 
 def hardware_alert(ctx: Context) -> Iterator[Result]:

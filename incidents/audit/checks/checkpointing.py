@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..context import WORKLOAD_KINDS, Context
-from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
-from .common import name_of
+from ..context import Context
+from ..k8s import Obj
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..workloads.index import Workload
+from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
-MIN_GRACE_SECONDS = 120
 DEFAULT_GRACE_SECONDS = 30
 DURABLE_VOLUMES = frozenset(
     {
@@ -56,48 +56,54 @@ def durable_storage(spec: Obj) -> str | None:
 
 
 def grace_period(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.training_workloads()
-    if not workloads:
-        yield not_applicable("no active GPU training workload")
-        return
-    failed = 0
-    for w in workloads:
-        seconds = grace(w.spec)
-        if seconds >= MIN_GRACE_SECONDS:
-            continue
-        failed += 1
-        observed = seconds if "terminationGracePeriodSeconds" in w.spec else f"unset ({seconds})"
-        yield fail(
-            w.resource,
-            f"SIGKILL {seconds}s after SIGTERM: too short to write a checkpoint",
-            Evidence(
-                f"{w.path}.terminationGracePeriodSeconds", observed, f">= {MIN_GRACE_SECONDS}"
-            ),
-        )
-    if not failed:
-        yield passed(f"{len(workloads)} GPU workloads allow >= {MIN_GRACE_SECONDS}s to checkpoint")
+    minimum = int(ctx.param("min_grace_seconds"))
+
+    def judge(w: Workload) -> Gap | None:
+        evidence = []
+        for t in w.templates:
+            seconds = grace(t.spec)
+            if seconds < minimum:
+                observed = (
+                    seconds if "terminationGracePeriodSeconds" in t.spec else f"unset ({seconds})"
+                )
+                evidence.append(
+                    Evidence(f"{t.path}.terminationGracePeriodSeconds", observed, f">= {minimum}")
+                )
+        if not evidence:
+            return None
+        return gap("SIGKILL follows SIGTERM too soon to write a checkpoint", *evidence)
+
+    yield from per_workload(
+        ctx,
+        judge,
+        ok=f"GPU training workloads allow >= {minimum}s to checkpoint",
+        none="no active GPU training workload",
+        training=True,
+    )
 
 
 def checkpoint_volume(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.training_workloads()
-    if not workloads:
-        yield not_applicable("no active GPU training workload")
-        return
-    failed = 0
-    for w in workloads:
-        if durable_storage(w.spec):
-            continue
-        failed += 1
-        kinds = sorted({k for v in w.spec.get("volumes") or [] for k in v if k != "name"})
-        yield fail(
-            w.resource,
-            "no durable place to write checkpoints",
-            Evidence(
-                f"{w.path}.volumes", kinds or None, "a PVC/NFS/CSI volume or an object-store path"
-            ),  # fmt: skip
-        )
-    if not failed:
-        yield passed(f"{len(workloads)} GPU workloads have durable checkpoint storage")
+    def judge(w: Workload) -> Gap | None:
+        evidence = []
+        for t in w.templates:
+            if not durable_storage(t.spec):
+                kinds = sorted({k for v in t.spec.get("volumes") or [] for k in v if k != "name"})
+                evidence.append(
+                    Evidence(
+                        f"{t.path}.volumes",
+                        kinds or None,
+                        "a PVC/NFS/CSI volume or an object-store path",
+                    )
+                )
+        return gap("no durable place to write checkpoints", *evidence) if evidence else None
+
+    yield from per_workload(
+        ctx,
+        judge,
+        ok="GPU training workloads have durable checkpoint storage",
+        none="no active GPU training workload",
+        training=True,
+    )
 
 
 def spot_label(node: Obj) -> str | None:
@@ -120,36 +126,49 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
             continue
         if not ctx.is_training_pod(pod):
             continue  # inference and notebooks do not checkpoint
-        owners = pod["metadata"].get("ownerReferences") or []
-        if owners:
-            o = owners[0]
-            res = Resource(str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")),
-                           pod["metadata"].get("namespace"))  # fmt: skip
-        else:
-            res = ctx.ref("pods", pod)
-        groups.setdefault(res, (pod, node_name))
+        groups.setdefault(ctx.workload_of(pod), (pod, node_name))
     if not groups:
         yield not_applicable(f"no training pods on the {len(spot)} spot GPU nodes")
         return
+    minimum = int(ctx.param("min_grace_seconds"))
     failed = 0
     for res, (pod, node_name) in sorted(groups.items(), key=lambda kv: kv[0].logical_name):
         spec = pod.get("spec") or {}
         evidence = []
-        if grace(spec) < MIN_GRACE_SECONDS:
-            evidence.append(Evidence("spec.terminationGracePeriodSeconds", grace(spec),
-                                     f">= {MIN_GRACE_SECONDS}"))  # fmt: skip
+        if grace(spec) < minimum:
+            evidence.append(
+                Evidence(
+                    f"pods[{name_of(pod)}].spec.terminationGracePeriodSeconds",
+                    grace(spec),
+                    f">= {minimum}",
+                )
+            )
         if not durable_storage(spec):
-            evidence.append(Evidence("spec.volumes", "no durable volume", "a PVC/NFS/CSI volume"))
+            evidence.append(
+                Evidence(
+                    f"pods[{name_of(pod)}].spec.volumes",
+                    "no durable volume",
+                    "a PVC/NFS/CSI volume",
+                )
+            )
         if evidence:
             failed += 1
-            evidence.insert(0, Evidence(f"nodes[{node_name}].metadata.labels", spot[node_name],
-                                        "on-demand node, or checkpoint protection"))  # fmt: skip
+            evidence.insert(
+                0,
+                Evidence(
+                    f"nodes[{node_name}].metadata.labels",
+                    spot[node_name],
+                    "on-demand node, or checkpoint protection",
+                ),
+            )
             yield fail(
                 res, "GPU training on interruptible nodes without checkpoint protection", *evidence
             )
     if not failed:
         yield passed(f"{len(groups)} workloads on spot GPU nodes can checkpoint on preemption")
 
+
+GRACE = Setting("min_grace_seconds", 120, "shortest terminationGracePeriodSeconds accepted")
 
 _T3324 = Reference(
     "https://github.com/kubeflow/trainer/pull/3324",
@@ -174,18 +193,19 @@ CHECKS = [
                 "https://github.com/petuum/adaptdl/issues/70",
                 "AdaptDL: grace exceeded corrupts checkpoint",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "On drain, eviction or preemption the kubelet sends SIGTERM and kills the pod after "
             "terminationGracePeriodSeconds (30 s by default), too short to save the state of a "
             "large model; the work since the last periodic checkpoint is lost."
         ),
         remediation=(
-            f"Set terminationGracePeriodSeconds to at least {MIN_GRACE_SECONDS} s (minutes for "
+            f"Set terminationGracePeriodSeconds to at least {GRACE.default} s (minutes for "
             "70B+ models) and save a checkpoint on SIGTERM, or a preStop hook that triggers one."
         ),
         confidence="definitive",
         func=grace_period,
+        settings=(GRACE,),
     ),
     Check(
         id="CKPT-002",
@@ -239,9 +259,10 @@ CHECKS = [
         ),
         remediation=(
             "Run long training on on-demand or reserved GPU nodes, or give the job a grace period "
-            f">= {MIN_GRACE_SECONDS}s and a durable checkpoint volume and checkpoint on SIGTERM."
+            f">= {GRACE.default}s and a durable checkpoint volume and checkpoint on SIGTERM."
         ),
         confidence="definitive",
         func=spot_protection,
+        settings=(GRACE,),
     ),
 ]

@@ -5,74 +5,74 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 
-from ..context import WORKLOAD_KINDS, Context, container_gpus, parse_time
-from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
-
-OOM_WINDOW = timedelta(days=7)
+from ..context import Context
+from ..k8s import Obj, container_gpus, parse_time
+from ..model import Check, Evidence, Reference, Result, Setting
+from ..workloads.index import Workload
+from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
 
 def memory_limits(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
-    if not workloads:
-        yield not_applicable("no active GPU workload")
-        return
-    failed = 0
-    for w in workloads:
+    def judge(w: Workload) -> Gap | None:
         evidence = [
-            Evidence(f"{w.path}.containers[{i}].resources.limits.memory", None, "a memory limit")
-            for i, c in enumerate(w.spec.get("containers") or [])
+            Evidence(f"{t.path}.containers[{i}].resources.limits.memory", None, "a memory limit")
+            for t in w.templates
+            for i, c in enumerate(t.spec.get("containers") or [])
             if container_gpus(c)
             and not ((c.get("resources") or {}).get("limits") or {}).get("memory")
         ]
-        if evidence:
-            failed += 1
-            yield fail(w.resource, "GPU container has no memory limit", *evidence)
-    if not failed:
-        yield passed(f"GPU containers of {len(workloads)} workloads have memory limits")
+        return gap("GPU container has no memory limit", *evidence) if evidence else None
+
+    yield from per_workload(
+        ctx, judge, ok="GPU workloads set a memory limit on their GPU containers"
+    )
+
+
+def _shm_gap(path: str, spec: Obj) -> Evidence | None:
+    volumes = {str(v.get("name")): v for v in spec.get("volumes") or []}
+    for i, c in enumerate(spec.get("containers") or []):
+        if not container_gpus(c):
+            continue
+        mount = next(
+            (m for m in c.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None
+        )
+        vol = volumes.get(str(mount.get("name"))) if mount else None
+        empty = (vol or {}).get("emptyDir")
+        if empty is None or empty.get("medium") != "Memory":
+            return Evidence(
+                f"{path}.containers[{i}].volumeMounts[/dev/shm]",
+                None,
+                "an emptyDir {medium: Memory, sizeLimit} at /dev/shm",
+            )
+        if not empty.get("sizeLimit"):
+            return Evidence(
+                f"{path}.volumes[{vol.get('name') if vol else ''}].emptyDir.sizeLimit",
+                None,
+                "a sizeLimit",
+            )
+    return None
 
 
 def dev_shm(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
-    if not workloads:
-        yield not_applicable("no active GPU workload")
-        return
-    failed = 0
-    for w in workloads:
-        volumes = {str(v.get("name")): v for v in w.spec.get("volumes") or []}
-        shm = None
-        for i, c in enumerate(w.spec.get("containers") or []):
-            if not container_gpus(c):
-                continue
-            mount = next(
-                (m for m in c.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None
-            )
-            vol = volumes.get(str(mount.get("name"))) if mount else None
-            empty = (vol or {}).get("emptyDir")
-            if empty is None or empty.get("medium") != "Memory":
-                shm = Evidence(f"{w.path}.containers[{i}].volumeMounts[/dev/shm]", None,
-                               "an emptyDir {medium: Memory, sizeLimit} at /dev/shm")  # fmt: skip
-            elif not empty.get("sizeLimit"):
-                shm = Evidence(f"{w.path}.volumes[{vol.get('name') if vol else ''}].emptyDir.sizeLimit", None,
-                               "a sizeLimit")  # fmt: skip
-            if shm:
-                break
-        if shm:
-            failed += 1
-            missing = shm.path.endswith("sizeLimit")
-            yield fail(
-                w.resource,
-                "/dev/shm is unbounded" if missing else "/dev/shm is the 64 MiB default",
-                shm,
-            )
-    if not failed:
-        yield passed(f"{len(workloads)} GPU workloads mount a bounded in-memory /dev/shm")
+    def judge(w: Workload) -> Gap | None:
+        found = [e for t in w.templates if (e := _shm_gap(t.path, t.spec)) is not None]
+        if not found:
+            return None
+        unbounded = all(e.path.endswith("sizeLimit") for e in found)
+        return gap(
+            "/dev/shm is unbounded" if unbounded else "/dev/shm is the 64 MiB default", *found
+        )
+
+    yield from per_workload(ctx, judge, ok="GPU workloads mount a bounded in-memory /dev/shm")
 
 
 def oom_history(ctx: Context) -> Iterator[Result]:
     pods = ctx.gpu_pods
     if not pods:
-        yield not_applicable("no GPU pods")
+        yield not_applicable(f"no GPU pods{ctx.scope}")
         return
+    days = float(ctx.param("oom_window_days"))
+    window = timedelta(days=days)
     failed = 0
     for pod in pods:
         evidence = []
@@ -82,16 +82,28 @@ def oom_history(ctx: Context) -> Iterator[Result]:
                 if term.get("reason") != "OOMKilled":
                     continue
                 when = parse_time(term.get("finishedAt"))
-                if when is not None and ctx.now - when > OOM_WINDOW:
+                if when is not None and ctx.now - when > window:
                     continue
-                evidence.append(Evidence(f"status.containerStatuses[{i}].{part}.terminated.reason",
-                                         f"OOMKilled at {term.get('finishedAt')}, restarts "
-                                         f"{cs.get('restartCount', 0)}", "no OOM kill"))  # fmt: skip
+                evidence.append(
+                    Evidence(
+                        f"pods[{name_of(pod)}].status.containerStatuses[{i}].{part}.terminated.reason",
+                        f"OOMKilled at {term.get('finishedAt')}, restarts {cs.get('restartCount', 0)}",
+                        "no OOM kill",
+                    )
+                )
         if evidence:
             failed += 1
-            yield fail(ctx.ref("pods", pod), "GPU pod was OOM-killed in the last 7 days", *evidence)
+            yield fail(
+                ctx.workload_of(pod),
+                f"GPU pods were OOM-killed in the last {days:g} days",
+                *evidence,
+                members=[f"pod {name_of(pod)}"],
+            )
     if not failed:
-        yield passed(f"no OOM kill in the last 7 days among {len(pods)} GPU pods")
+        yield passed(
+            f"no OOM kill in the last {days:g} days among {len(pods)} GPU pods{ctx.scope}",
+            not_seen=["OOM kills of pods already deleted (their status is gone)"],
+        )
 
 
 _PT13246 = Reference(
@@ -190,5 +202,6 @@ CHECKS = [
         ),
         confidence="definitive",
         func=oom_history,
+        settings=(Setting("oom_window_days", 7, "how far back an OOM kill counts"),),
     ),
 ]

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..context import Context
-from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
-from .common import image_pods_on_nodes, name_of, node_coverage
+from ..k8s import Obj, selector_matches
+from ..model import Check, Evidence, Reference, Resource, Result
+from .common import Gap, gap, image_pods_on_nodes, name_of, node_coverage, per_object
 
 EXPORTER_IMAGE = "dcgm-exporter"
 # Reliability counter groups an alerting pipeline needs; any one field of a group suffices.
@@ -118,67 +118,51 @@ def _config_fields(ctx: Context, exp: Exporter) -> tuple[set[str], str] | None:
 
 
 def reliability_counters(ctx: Context) -> Iterator[Result]:
-    found = exporters(ctx)
-    if not found:
-        yield not_applicable("no DCGM exporter deployed (see MON-001)")
-        return
-    failed = 0
-    for exp in found:
+    def judge(exp: Exporter) -> Gap | None:
         config = _config_fields(ctx, exp)
         if config is None:
-            failed += 1
-            yield fail(
-                exp.resource,
+            return gap(
                 "the exporter's counters ConfigMap was not found",
                 Evidence(exp.config_path, list(exp.config_maps), "a ConfigMap with a counters CSV"),
             )
-            continue
         fields, source = config
-        missing = sorted(
-            group for group, names in RELIABILITY_FIELDS.items() if not fields & set(names)
+        missing = sorted(g for g, names in RELIABILITY_FIELDS.items() if not fields & set(names))
+        if not missing:
+            return None
+        return gap(
+            f"DCGM exporter does not export {', '.join(missing)}",
+            Evidence(exp.config_path, source, "a counters CSV with " + ", ".join(missing)),
         )
-        if missing:
-            failed += 1
-            yield fail(
-                exp.resource,
-                f"DCGM exporter does not export {', '.join(missing)}",
-                Evidence(exp.config_path, source, "a counters CSV with " + ", ".join(missing)),
-            )
-    if not failed:
-        yield passed(f"{len(found)} DCGM exporters export ECC, NVLink and XID counters")
+
+    yield from per_object(
+        ((e.resource, e) for e in exporters(ctx)),
+        judge,
+        ok="DCGM exporters export ECC, NVLink and XID counters",
+        none="no DCGM exporter deployed (see MON-001)",
+    )
 
 
-def _selector_matches(monitor: Obj, labels: dict[str, str]) -> bool:
+def _selects(monitor: Obj, labels: dict[str, str]) -> bool:
     selector = (monitor.get("spec") or {}).get("selector") or {}
-    wanted = selector.get("matchLabels") or {}
-    return bool(wanted) and all(labels.get(k) == v for k, v in wanted.items())
+    return bool(selector) and selector_matches(selector, labels)
 
 
 def exporter_scraped(ctx: Context) -> Iterator[Result]:
-    found = exporters(ctx)
-    if not found:
-        yield not_applicable("no DCGM exporter deployed (see MON-001)")
-        return
     monitors = ctx.items("servicemonitors.monitoring.coreos.com") + ctx.items(
         "podmonitors.monitoring.coreos.com"
     )
-    failed = 0
-    for exp in found:
-        scraped = exp.scrape_annotation or exp.service_monitor
-        scraped = scraped or any(
-            _selector_matches(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors
-        )
-        if scraped:
-            continue
-        failed += 1
-        crds = ctx.absent("servicemonitors.monitoring.coreos.com")
+
+    def judge(exp: Exporter) -> Gap | None:
+        if exp.scrape_annotation or exp.service_monitor:
+            return None
+        if any(_selects(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors):
+            return None
         observed = (
             "Prometheus Operator CRDs not installed; no scrape annotation"
-            if crds
+            if ctx.absent("servicemonitors.monitoring.coreos.com")
             else f"no ServiceMonitor/PodMonitor selects it ({len(monitors)} examined)"
         )
-        yield fail(
-            exp.resource,
+        return gap(
             "DCGM exporter metrics are not scraped",
             Evidence(
                 "servicemonitors,podmonitors,spec.template.metadata.annotations",
@@ -186,8 +170,13 @@ def exporter_scraped(ctx: Context) -> Iterator[Result]:
                 "a ServiceMonitor/PodMonitor selecting the exporter, or prometheus.io/scrape",
             ),
         )
-    if not failed:
-        yield passed(f"{len(found)} DCGM exporters are scraped")
+
+    yield from per_object(
+        ((e.resource, e) for e in exporters(ctx)),
+        judge,
+        ok="DCGM exporters are scraped",
+        none="no DCGM exporter deployed (see MON-001)",
+    )
 
 
 _DCGM_CSV = Reference(

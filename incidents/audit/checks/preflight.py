@@ -6,15 +6,25 @@ import re
 from collections.abc import Iterator
 from datetime import timedelta
 
-from ..context import Context, condition, parse_time
-from ..model import CLUSTER, Check, Evidence, Reference, Result, fail, not_applicable, passed
-from ..projection import Obj
-from .common import name_of
+from ..context import Context
+from ..k8s import Obj, parse_time
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..workloads import ADAPTERS
+from .common import (
+    CLUSTER,
+    READ_ERRORS,
+    Gap,
+    fail,
+    gap,
+    name_of,
+    not_applicable,
+    passed,
+    per_object,
+)
 
 NCCL_TEST = re.compile(
     r"nccl-tests|nccl_tests|all_reduce_perf|all_gather_perf|alltoall_perf|reduce_scatter_perf"
 )
-FRESH = timedelta(days=30)
 STACK_DAEMONSETS = (
     "nvidia-operator-validator",
     "nvidia-device-plugin",
@@ -22,6 +32,8 @@ STACK_DAEMONSETS = (
     "nvidia-driver",
     "nvidia-container-toolkit",
 )
+VALIDATOR = "nvidia-operator-validator"
+BURN_IN_KINDS = tuple(k for a in ADAPTERS if a.training for k in a.reads)
 
 
 def _mentions_nccl_test(spec: Obj) -> bool:
@@ -34,79 +46,125 @@ def _mentions_nccl_test(spec: Obj) -> bool:
     return False
 
 
-def burn_in(ctx: Context) -> Iterator[Result]:
-    if len(ctx.gpu_nodes) < 2:
-        yield not_applicable("fewer than two GPU nodes")
-        return
-    runs: list[tuple[str, str | None]] = []  # (where, last success time)
-    for job in ctx.items("jobs.batch"):
-        if _mentions_nccl_test(((job.get("spec") or {}).get("template") or {}).get("spec") or {}):
-            ok = (job.get("status") or {}).get("succeeded") and job["status"].get("completionTime")
-            runs.append((f"Job {job['metadata'].get('namespace')}/{name_of(job)}", ok or None))
+def _succeeded_at(obj: Obj) -> str | None:
+    status = obj.get("status") or {}
+    if status.get("succeeded") and status.get("completionTime"):
+        return str(status["completionTime"])
+    for c in status.get("conditions") or []:
+        if c.get("type") in ("Succeeded", "Complete", "Completed") and c.get("status") == "True":
+            return c.get("lastTransitionTime")
+    return None
+
+
+def _burn_in_runs(ctx: Context) -> list[tuple[str, str | None]]:
+    """(object, time of its last success) for every job or CronJob that runs nccl-tests."""
+    runs: list[tuple[str, str | None]] = []
     for cj in ctx.items("cronjobs.batch"):
         tpl = ((cj.get("spec") or {}).get("jobTemplate") or {}).get("spec", {}).get(
             "template"
         ) or {}
         if _mentions_nccl_test(tpl.get("spec") or {}):
-            last = (cj.get("status") or {}).get("lastSuccessfulTime") or cj.get("status", {}).get(
-                "lastScheduleTime"
-            )
+            status = cj.get("status") or {}
+            last = status.get("lastSuccessfulTime") or status.get("lastScheduleTime")
             runs.append((f"CronJob {cj['metadata'].get('namespace')}/{name_of(cj)}", last))
-    for key, field in (
-        ("mpijobs.kubeflow.org", "mpiReplicaSpecs"),
-        ("pytorchjobs.kubeflow.org", "pytorchReplicaSpecs"),
-    ):
-        for job in ctx.items(key):
-            roles = ((job.get("spec") or {}).get(field) or {}).values()
-            if any(_mentions_nccl_test((r.get("template") or {}).get("spec") or {}) for r in roles):
-                done = condition(job, "Succeeded")
-                last = (
-                    done.get("lastTransitionTime")
-                    if done and done.get("status") == "True"
-                    else None
-                )
-                runs.append(
-                    (f"{key.split('.')[0]} {job['metadata'].get('namespace')}/{name_of(job)}", last)
-                )
-    fresh = [(w, t) for w, t in runs if t and (when := parse_time(t)) and ctx.now - when <= FRESH]
-    expected = "a multi-node NCCL test (nccl-tests) that succeeded in the last 30 days"
+    for adapter in ADAPTERS:
+        if not adapter.training:
+            continue
+        for obj in ctx.items(adapter.key):
+            try:
+                templates = adapter.templates(obj, ctx.index)
+            except READ_ERRORS:
+                continue  # reported by the checks that judge the object's pods
+            if any(_mentions_nccl_test(t.spec) for t in templates):
+                where = f"{adapter.spec.kind} {obj['metadata'].get('namespace')}/{name_of(obj)}"
+                runs.append((where, _succeeded_at(obj)))
+    return runs
+
+
+def burn_in(ctx: Context) -> Iterator[Result]:
+    if len(ctx.gpu_nodes) < 2:
+        yield not_applicable("fewer than two GPU nodes")
+        return
+    days = float(ctx.param("fresh_days"))
+    runs = _burn_in_runs(ctx)
+    fresh = [
+        (w, t)
+        for w, t in runs
+        if t and (when := parse_time(t)) and ctx.now - when <= timedelta(days=days)
+    ]
+    expected = f"a multi-node NCCL test (nccl-tests) that succeeded in the last {days:g} days"
+    path = "cronjobs,jobs and training jobs"
     if fresh:
-        yield passed("recent multi-node NCCL burn-in found",
-                     Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(fresh)[:5], expected))  # fmt: skip
+        yield passed(
+            "recent multi-node NCCL burn-in found",
+            Evidence(path, sorted(fresh)[:5], expected),
+            examined=[w for w, _ in runs],
+            not_seen=["which nodes each run covered, and its measured bandwidth"],
+        )
     elif runs:
-        yield fail(CLUSTER, "NCCL burn-in exists but has not succeeded in the last 30 days",
-                   Evidence("jobs,cronjobs,mpijobs,pytorchjobs", sorted(runs, key=str)[:5], expected))  # fmt: skip
+        yield fail(
+            CLUSTER,
+            f"NCCL burn-in exists but has not succeeded in the last {days:g} days",
+            Evidence(path, sorted(runs, key=str)[:5], expected),
+        )
     else:
-        yield fail(CLUSTER, f"no multi-node NCCL burn-in found for {len(ctx.gpu_nodes)} GPU nodes",
-                   Evidence("jobs,cronjobs,mpijobs,pytorchjobs", "none", expected))  # fmt: skip
+        yield fail(
+            CLUSTER,
+            f"no multi-node NCCL burn-in found for {len(ctx.gpu_nodes)} GPU nodes",
+            Evidence(path, "none", expected),
+        )
+
+
+def _stack_daemonsets(ctx: Context) -> list[Obj]:
+    return [ds for ds in ctx.items("daemonsets.apps") if name_of(ds).startswith(STACK_DAEMONSETS)]
 
 
 def gpu_stack(ctx: Context) -> Iterator[Result]:
-    examined = failed = 0
-    for cp in ctx.items("clusterpolicies.nvidia.com"):
-        examined += 1
-        state = (cp.get("status") or {}).get("state")
-        if state != "ready":
-            failed += 1
-            yield fail(ctx.ref("clusterpolicies.nvidia.com", cp), "GPU Operator stack is not ready",
-                       Evidence("status.state", state, "ready"))  # fmt: skip
-    for ds in ctx.items("daemonsets.apps"):
-        if not any(name_of(ds).startswith(p) for p in STACK_DAEMONSETS):
-            continue
-        examined += 1
-        status = ds.get("status") or {}
+    daemonsets = _stack_daemonsets(ctx)
+    policies = ctx.items("clusterpolicies.nvidia.com")
+    items: list[tuple[Resource, tuple[str, Obj]]] = [
+        (ctx.ref("clusterpolicies.nvidia.com", cp), ("policy", cp)) for cp in policies
+    ]
+    items += [(ctx.ref("daemonsets.apps", ds), ("daemonset", ds)) for ds in daemonsets]
+
+    def judge(item: tuple[str, Obj]) -> Gap | None:
+        what, obj = item
+        status = obj.get("status") or {}
+        if what == "policy":
+            state = status.get("state")
+            if state == "ready":
+                return None
+            return gap("GPU Operator stack is not ready", Evidence("status.state", state, "ready"))
         desired, ready = (
             int(status.get("desiredNumberScheduled", 0)),
             int(status.get("numberReady", 0)),
         )
-        if ready < desired:
-            failed += 1
-            yield fail(ctx.ref("daemonsets.apps", ds), f"{desired - ready} GPU stack pods not Ready",
-                       Evidence("status.numberReady", ready, desired))  # fmt: skip
-    if not examined:
-        yield not_applicable("no GPU Operator ClusterPolicy or GPU stack DaemonSet found")
-    elif not failed:
-        yield passed(f"GPU stack validated ({examined} components ready)")
+        if ready >= desired:
+            return None
+        return gap(
+            f"{desired - ready} GPU stack pods not Ready",
+            Evidence("status.numberReady", ready, desired),
+        )
+
+    not_seen = ["what the stack's pods checked: kubegap reads their Ready state, not their logs"]
+    validators = [ds for ds in daemonsets if name_of(ds).startswith(VALIDATOR)]
+    if not validators:
+        not_seen.append(
+            "whether the driver, toolkit and CUDA work on each node: no nvidia-operator-validator "
+            "DaemonSet runs (its Ready pods are the only API sign of a working stack)"
+        )
+    gpu_nodes = len(ctx.gpu_nodes)
+    for ds in daemonsets:
+        desired = int((ds.get("status") or {}).get("desiredNumberScheduled", 0))
+        if gpu_nodes and desired < gpu_nodes:
+            not_seen.append(f"DaemonSet {name_of(ds)} runs on {desired} of {gpu_nodes} GPU nodes")
+    yield from per_object(
+        items,
+        judge,
+        ok="GPU stack components report ready (ClusterPolicy state, stack DaemonSets' pods Ready)",
+        none="no GPU Operator ClusterPolicy or GPU stack DaemonSet found",
+        not_seen=not_seen,
+    )
 
 
 CHECKS = [
@@ -115,13 +173,7 @@ CHECKS = [
         title="No recent multi-node NCCL burn-in",
         severity="medium",
         category="preflight",
-        reads=(
-            "nodes",
-            "jobs.batch",
-            "cronjobs.batch",
-            "mpijobs.kubeflow.org",
-            "pytorchjobs.kubeflow.org",
-        ),
+        reads=("nodes", "cronjobs.batch", *BURN_IN_KINDS),
         cases=(
             "acme-seren-kalos-pretraining-failures",
             "meta-opt175b-hardware-restarts",
@@ -132,7 +184,7 @@ CHECKS = [
             Reference(
                 "https://raw.githubusercontent.com/NVIDIA/cluster-readiness-engine/main/README.md",
                 "NVIDIA Cluster Readiness Engine",
-            ),  # fmt: skip
+            ),
             Reference(
                 "https://imbue.com/research/70b-infrastructure/",
                 "Imbue: 70B infrastructure burn-in",
@@ -150,13 +202,14 @@ CHECKS = [
         confidence="heuristic",
         func=burn_in,
         cluster_wide=True,
+        settings=(Setting("fresh_days", 30, "how recent a successful burn-in must be"),),
     ),
     Check(
         id="PRE-002",
         title="GPU software stack not validated",
         severity="high",
         category="preflight",
-        reads=("daemonsets.apps", "clusterpolicies.nvidia.com"),
+        reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),
         cases=("ai2-olmo-lumi-bringup", "meta-opt175b-cloud-cluster-deletion"),
         references=(
             Reference("https://github.com/Azure/AKS/issues/4256", "AKS: GPU driver never comes up"),

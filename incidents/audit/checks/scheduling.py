@@ -4,123 +4,148 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..context import TRAINING_OWNER_KINDS, WORKLOAD_KINDS, Context, condition, is_finished
-from ..model import Check, Evidence, Reference, Resource, Result, fail, not_applicable, passed
-from ..projection import Obj
-from .common import name_of
-
-GANG_LABELS = {
-    "training.kubeflow.org/job-name": ("kubeflow.org/v1", "PyTorchJob"),
-    "jobset.sigs.k8s.io/jobset-name": ("jobset.x-k8s.io/v1alpha2", "JobSet"),
-    "volcano.sh/job-name": ("batch.volcano.sh/v1alpha1", "Job"),
-}
-HARDWARE_LABELS = (
-    "nvidia.com/gpu.product",
-    "nvidia.com/cuda.driver.major",
-    "nvidia.com/cuda.driver.minor",
+from ..context import Context
+from ..k8s import Obj, condition
+from ..model import Check, Evidence, Reference, Resource, Result
+from ..workloads.index import Workload
+from .common import (
+    CLUSTER,
+    WORKLOAD_KINDS,
+    Gap,
+    fail,
+    gap,
+    name_of,
+    not_applicable,
+    not_evaluated,
+    passed,
+    per_node,
+    per_workload,
+    shown,
 )
+
+PRODUCT_LABEL = "nvidia.com/gpu.product"
+DRIVER_LABELS = ("nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor")
+HARDWARE_LABELS = (PRODUCT_LABEL, *DRIVER_LABELS)
 UNBOUNDED_KEYS = ("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready")
 
 
-def _gang(pod: Obj) -> Resource | None:
-    meta = pod["metadata"]
-    labels = meta.get("labels") or {}
-    for label, (api, kind) in GANG_LABELS.items():
-        if labels.get(label):
-            return Resource(api, kind, str(labels[label]), meta.get("namespace"))
-    owners = meta.get("ownerReferences") or []
-    if owners and owners[0].get("kind") in TRAINING_OWNER_KINDS:
-        o = owners[0]
-        return Resource(
-            str(o.get("apiVersion")), str(o.get("kind")), str(o.get("name")), meta.get("namespace")
-        )
-    return None
+def _label(ctx: Context, node_name: str, label: str) -> str | None:
+    node = ctx.nodes_by_name.get(node_name) or {}
+    value = ((node.get("metadata") or {}).get("labels") or {}).get(label)
+    return None if value is None else str(value)
 
 
 def heterogeneous_gang(ctx: Context) -> Iterator[Result]:
     gangs: dict[Resource, list[Obj]] = {}
     for pod in ctx.gpu_pods:
         node_name = (pod.get("spec") or {}).get("nodeName")
-        gang = _gang(pod)
-        if node_name and gang and not is_finished(pod) and pod["status"].get("phase") == "Running":
-            gangs.setdefault(gang, []).append(pod)
+        if node_name and pod["status"].get("phase") == "Running" and ctx.is_training_pod(pod):
+            gangs.setdefault(ctx.workload_of(pod), []).append(pod)
     multi = {g: pods for g, pods in gangs.items() if len({p["spec"]["nodeName"] for p in pods}) > 1}
     if not multi:
-        yield not_applicable("no running GPU job spans more than one node")
+        yield not_applicable(f"no running GPU training job{ctx.scope} spans more than one node")
+        return
+    names = sorted({p["spec"]["nodeName"] for pods in multi.values() for p in pods})
+    labelled = {
+        label: any(_label(ctx, n, label) is not None for n in names) for label in HARDWARE_LABELS
+    }
+    if not any(labelled.values()):
+        yield not_evaluated(
+            CLUSTER,
+            f"none of the {len(names)} nodes running multi-node jobs carries GPU model or driver "
+            "labels (GPU feature discovery), so their hardware cannot be compared",
+            Evidence(
+                f"nodes[*].metadata.labels[{PRODUCT_LABEL}]",
+                "unset",
+                "GPU feature discovery labels",
+            ),
+        )
         return
     failed = 0
-    for gang, pods in sorted(multi.items(), key=lambda kv: kv[0].logical_name):
+    for resource, pods in sorted(multi.items(), key=lambda kv: kv[0].logical_name):
         evidence = []
         for label in HARDWARE_LABELS:
+            if not labelled[label]:
+                continue
             values: dict[str, list[str]] = {}
             for node_name in sorted({p["spec"]["nodeName"] for p in pods}):
-                node = ctx.nodes_by_name.get(node_name) or {}
-                value = ((node.get("metadata") or {}).get("labels") or {}).get(label, "<unset>")
-                values.setdefault(str(value), []).append(node_name)
+                values.setdefault(_label(ctx, node_name, label) or "<unset>", []).append(node_name)
             if len(values) > 1:
-                observed = {v: names[:5] for v, names in sorted(values.items())}
+                observed = {v: shown(nodes, 5) for v, nodes in sorted(values.items())}
                 evidence.append(
                     Evidence(f"nodes[*].metadata.labels[{label}]", observed, "one value")
                 )
         if evidence:
             failed += 1
-            yield fail(gang, "one gang spans nodes with different GPU models or drivers", *evidence)
-    if not failed:
-        yield passed(f"{len(multi)} multi-node GPU jobs run on uniform GPU model and driver")
+            yield fail(
+                resource,
+                "one gang spans nodes with different GPU models or drivers",
+                *evidence,
+                members=[
+                    f"pod {name_of(p)} on {p['spec']['nodeName']}"
+                    for p in sorted(pods, key=name_of)
+                ],
+            )
+    if failed:
+        return
+    compared = [label for label in HARDWARE_LABELS if labelled[label]]
+    not_seen = [
+        f"{label}: no node running these jobs carries it"
+        for label in HARDWARE_LABELS
+        if not labelled[label]
+    ]
+    what = "one GPU model" if labelled[PRODUCT_LABEL] else "GPU model unknown"
+    if any(labelled[label] for label in DRIVER_LABELS):
+        what += " and one driver version"
+    yield passed(
+        f"{len(multi)} multi-node GPU jobs{ctx.scope} each run on {what} (compared: {', '.join(compared)})",
+        examined=[r.logical_name for r in sorted(multi, key=lambda r: r.logical_name)],
+        not_seen=not_seen,
+    )
 
 
 def stuck_on_notready(ctx: Context) -> Iterator[Result]:
-    if not ctx.gpu_nodes:
-        yield not_applicable("no GPU nodes")
-        return
-    failed = 0
-    for node in ctx.gpu_nodes:
+    def judge(node: Obj) -> Gap | None:
         ready = condition(node, "Ready")
         if ready is None or ready.get("status") == "True":
-            continue
+            return None
         pods = [
-            p for p in ctx.pods_by_node.get(name_of(node), [])
+            p
+            for p in ctx.pods_by_node.get(name_of(node), [])
             if p["status"].get("phase") not in ("Succeeded", "Failed")
-        ]  # fmt: skip
+        ]
         if not pods:
-            continue
-        failed += 1
-        terminating = sorted(name_of(p) for p in pods if p["metadata"].get("deletionTimestamp"))
+            return None
+        terminating = [p for p in pods if p["metadata"].get("deletionTimestamp")]
         names = sorted(f"{p['metadata'].get('namespace')}/{name_of(p)}" for p in pods)
-        yield fail(
-            ctx.ref("nodes", node),
-            f"{len(pods)} pods stranded on a NotReady GPU node ({len(terminating)} stuck terminating)",
+        return gap(
+            f"{len(pods)} pods{ctx.scope} stranded on a NotReady GPU node "
+            f"({len(terminating)} stuck terminating)",
             Evidence("status.conditions[Ready].status", ready.get("status"), "True"),
-            Evidence(f"pods[spec.nodeName={name_of(node)}]", names[:10], "none, or rescheduled"),
+            Evidence(f"pods[spec.nodeName={name_of(node)}]", shown(names), "none, or rescheduled"),
         )
-    if not failed:
-        yield passed(f"no pods stranded on NotReady GPU nodes ({len(ctx.gpu_nodes)} GPU nodes)")
+
+    yield from per_node(ctx, judge, ok=f"GPU nodes have no pods{ctx.scope} stranded while NotReady")
 
 
 def unbounded_tolerations(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()
-    if not workloads:
-        yield not_applicable("no active GPU workload")
-        return
-    failed = 0
-    for w in workloads:
+    def judge(w: Workload) -> Gap | None:
         evidence = []
-        for i, tol in enumerate(w.spec.get("tolerations") or []):
-            key = tol.get("key")
-            matches = key in UNBOUNDED_KEYS or (not key and tol.get("operator") == "Exists")
-            if (
-                matches
-                and tol.get("effect") in (None, "", "NoExecute")
-                and tol.get("tolerationSeconds") is None
-            ):
-                evidence.append(
-                    Evidence(f"{w.path}.tolerations[{i}]", tol, "tolerationSeconds set")
-                )
-        if evidence:
-            failed += 1
-            yield fail(w.resource, "GPU pods stay forever on an unreachable node", *evidence)
-    if not failed:
-        yield passed(f"{len(workloads)} GPU workloads are evicted from unreachable nodes")
+        for t in w.templates:
+            for i, tol in enumerate(t.spec.get("tolerations") or []):
+                key = tol.get("key")
+                matches = key in UNBOUNDED_KEYS or (not key and tol.get("operator") == "Exists")
+                if (
+                    matches
+                    and tol.get("effect") in (None, "", "NoExecute")
+                    and tol.get("tolerationSeconds") is None
+                ):
+                    evidence.append(
+                        Evidence(f"{t.path}.tolerations[{i}]", tol, "tolerationSeconds set")
+                    )
+        return gap("GPU pods stay forever on an unreachable node", *evidence) if evidence else None
+
+    yield from per_workload(ctx, judge, ok="GPU workloads are evicted from unreachable nodes")
 
 
 _T2072 = Reference(
@@ -176,7 +201,7 @@ CHECKS = [
                 "https://github.com/kubernetes/kubernetes/issues/72226",
                 "Kubernetes: pods stuck Terminating on a lost node",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "When a GPU node stops reporting, its pods are not rescheduled until they are evicted "
             "and deleted; a gang with one stranded pod hangs instead of restarting elsewhere."

@@ -1,4 +1,8 @@
-"""Training jobs: hang bounds, NCCL watchdog, gang restart and gang admission."""
+"""Training jobs: hang bounds, NCCL watchdog, gang restart and gang admission.
+
+Each workload kind's semantics (what bounds it, what restarts it, what admits it) come from its
+adapter in :mod:`..workloads`; these checks only judge them.
+"""
 
 from __future__ import annotations
 
@@ -7,101 +11,43 @@ from typing import Any
 
 import yaml
 
-from ..context import WORKLOAD_KINDS, Context, is_finished, spec_gpus
-from ..model import Check, Evidence, Reference, Result, fail, not_applicable, passed
-from ..projection import Obj
-from .common import env_value
+from ..context import Context
+from ..k8s import Obj
+from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..workloads import ADAPTERS
+from ..workloads.index import Workload
+from ..workloads.kueue import KUEUE_WORKLOAD, partial_admission
+from .common import WORKLOAD_KINDS, Gap, Skip, env_value, gap, per_object, per_workload
 
-KUBEFLOW = (
-    ("pytorchjobs.kubeflow.org", "pytorchReplicaSpecs"),
-    ("mpijobs.kubeflow.org", "mpiReplicaSpecs"),
-)
-JOBSETS = "jobsets.jobset.x-k8s.io"
-VOLCANO = "jobs.batch.volcano.sh"
-
-
-def _replicas(spec: Obj) -> int:
-    value = spec.get("replicas")
-    return 1 if value is None else int(value)
+DEADLINE_KINDS = tuple(k for a in ADAPTERS if a.deadline and a.training for k in a.reads)
+RESTART_KINDS = tuple(k for a in ADAPTERS if a.restart for k in a.reads)
+ADMISSION_KINDS = (*(k for a in ADAPTERS if a.admission for k in a.reads), "configmaps")
 
 
-def _roles(job: Obj, field: str) -> dict[str, Obj]:
-    return dict((job.get("spec") or {}).get(field) or {})
-
-
-def _gpu_kubeflow(ctx: Context) -> Iterator[tuple[str, Obj, dict[str, Obj]]]:
-    for key, field in KUBEFLOW:
-        for job in ctx.items(key):
-            roles = _roles(job, field)
-            if is_finished(job):
-                continue
-            if any(spec_gpus((r.get("template") or {}).get("spec") or {}) for r in roles.values()):
-                yield key, job, roles
-
-
-def _gpu_jobsets(ctx: Context) -> Iterator[tuple[int, Obj, list[Obj]]]:
-    for js in ctx.items(JOBSETS):
-        rjs = (js.get("spec") or {}).get("replicatedJobs") or []
-        if not is_finished(js) and any(
-            spec_gpus(
-                ((rj.get("template") or {}).get("spec") or {}).get("template", {}).get("spec") or {}
-            )
-            for rj in rjs
-        ):
-            yield len(rjs), js, rjs
-
-
-def _gpu_volcano(ctx: Context) -> Iterator[Obj]:
-    for vj in ctx.items(VOLCANO):
-        tasks = (vj.get("spec") or {}).get("tasks") or []
-        if not is_finished(vj) and any(
-            spec_gpus((t.get("template") or {}).get("spec") or {}) for t in tasks
-        ):
-            yield vj
+def _pods(w: Workload) -> int:
+    return sum(t.replicas for t in w.templates)
 
 
 def wall_clock(ctx: Context) -> Iterator[Result]:
-    examined = failed = 0
-    expected = "a deadline in seconds"
-    for key, job, _roles in _gpu_kubeflow(ctx):
-        examined += 1
-        spec = job.get("spec") or {}
-        deadline = (spec.get("runPolicy") or {}).get("activeDeadlineSeconds") or spec.get(
-            "activeDeadlineSeconds"
+    def judge(w: Workload) -> Gap | None:
+        assert w.adapter is not None and w.adapter.deadline is not None and w.obj is not None
+        deadline = w.adapter.deadline(w.obj, ctx.index)
+        if deadline.seconds:
+            return None
+        return gap(
+            f"{w.resource.kind} can run (or hang) forever",
+            Evidence(deadline.path, None, "a deadline in seconds"),
         )
-        if not deadline:
-            failed += 1
-            yield fail(ctx.ref(key, job), "training job can run (or hang) forever",
-                       Evidence("spec.runPolicy.activeDeadlineSeconds", None, expected))  # fmt: skip
-    for job in ctx.items("jobs.batch"):
-        spec = job.get("spec") or {}
-        tpl_spec = (spec.get("template") or {}).get("spec") or {}
-        owners = job["metadata"].get("ownerReferences") or []
-        if (
-            is_finished(job)
-            or not spec_gpus(tpl_spec)
-            or any(o.get("kind") == "JobSet" for o in owners)
-        ):
-            continue
-        examined += 1
-        if not spec.get("activeDeadlineSeconds") and not tpl_spec.get("activeDeadlineSeconds"):
-            failed += 1
-            yield fail(ctx.ref("jobs.batch", job), "GPU Job can run (or hang) forever",
-                       Evidence("spec.activeDeadlineSeconds", None, expected))  # fmt: skip
-    for _n, js, rjs in _gpu_jobsets(ctx):
-        examined += 1
-        if not any(
-            ((rj.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds")
-            for rj in rjs
-        ):
-            failed += 1
-            yield fail(ctx.ref(JOBSETS, js), "JobSet can run (or hang) forever",
-                       Evidence("spec.replicatedJobs[*].template.spec.activeDeadlineSeconds", None,
-                                expected))  # fmt: skip
-    if not examined:
-        yield not_applicable("no active GPU training job (PyTorchJob, MPIJob, JobSet, Job)")
-    elif not failed:
-        yield passed(f"{examined} active GPU training jobs have a wall-clock bound")
+
+    yield from per_workload(
+        ctx,
+        judge,
+        ok="active GPU training jobs have a wall-clock bound",
+        none="no active GPU training job with a wall-clock field (Job, PyTorchJob, MPIJob, JobSet, "
+        "TrainJob, Volcano Job, RayJob, Kueue Workload)",
+        training=True,
+        where=lambda w: w.adapter is not None and w.adapter.deadline is not None,
+    )
 
 
 # (variable, value that disables protection); HEARTBEAT handled separately.
@@ -110,88 +56,54 @@ WATCHDOG_OFF = (
     ("TORCH_NCCL_ASYNC_ERROR_HANDLING", "0"),
     ("NCCL_ASYNC_ERROR_HANDLING", "0"),
 )
-MAX_HEARTBEAT_SECONDS = 3600
 
 
 def nccl_watchdog(ctx: Context) -> Iterator[Result]:
-    workloads = ctx.workloads()  # NCCL settings matter wherever they are set
-    if not workloads:
-        yield not_applicable("no active GPU workload")
-        return
-    failed = 0
-    for w in workloads:
+    limit = int(ctx.param("max_heartbeat_seconds"))
+
+    def judge(w: Workload) -> Gap | None:
         evidence: list[Evidence] = []
-        for i, c in enumerate(w.spec.get("containers") or []):
-            env = c.get("env") or []
-            for var, off in WATCHDOG_OFF:
-                if env_value(env, var) == off:
+        for t in w.templates:
+            for i, c in enumerate(t.spec.get("containers") or []):
+                env = c.get("env") or []
+                path = f"{t.path}.containers[{i}].env"
+                for var, off in WATCHDOG_OFF:
+                    if env_value(env, var) == off:
+                        evidence.append(Evidence(f"{path}[{var}]", off, "unset or 1"))
+                beat = env_value(env, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC")
+                if beat and beat.isdigit() and int(beat) > limit:
                     evidence.append(
-                        Evidence(f"{w.path}.containers[{i}].env[{var}]", off, "unset or 1")
+                        Evidence(f"{path}[TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC]", beat, f"<= {limit}")
                     )
-            beat = env_value(env, "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC")
-            if beat and beat.isdigit() and int(beat) > MAX_HEARTBEAT_SECONDS:
-                evidence.append(Evidence(f"{w.path}.containers[{i}].env[TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC]",
-                                         beat, f"<= {MAX_HEARTBEAT_SECONDS}"))  # fmt: skip
-        if evidence:
-            failed += 1
-            yield fail(w.resource, "NCCL hang detection switched off", *evidence)
-    if not failed:
-        yield passed(f"no NCCL watchdog override in the env of {len(workloads)} GPU workloads")
+        return gap("NCCL hang detection switched off", *evidence) if evidence else None
 
-
-def _restart_events(policies: Any) -> set[str]:
-    return {
-        str(p.get("event") or "") for p in policies or []
-        if p.get("action") in ("RestartJob", "RestartTask", "RestartPod")
-    } | {
-        str(e) for p in policies or [] if p.get("action") in ("RestartJob", "RestartTask")
-        for e in p.get("events") or []
-    }  # fmt: skip
+    yield from per_workload(ctx, judge, ok="GPU workloads keep the NCCL watchdog on (pod env)")
 
 
 def gang_restart(ctx: Context) -> Iterator[Result]:
-    examined = failed = 0
-    for key, job, roles in _gpu_kubeflow(ctx):
-        total = sum(_replicas(r) for r in roles.values())
-        if total < 2:
-            continue
-        examined += 1
-        spec = job.get("spec") or {}
-        backoff = (spec.get("runPolicy") or {}).get("backoffLimit", spec.get("backoffLimit"))
-        # Unset means the operator's default (OnFailure for PyTorchJob): only an explicit Never counts.
-        policies = {role: r.get("restartPolicy") for role, r in sorted(roles.items())}
-        if spec.get("elasticPolicy"):
-            continue
-        if all(p == "Never" for p in policies.values()) or backoff == 0:
-            failed += 1
-            yield fail(
-                ctx.ref(key, job),
-                "one failed worker fails the whole gang and nothing restarts it",
-                Evidence("spec.*ReplicaSpecs.*.restartPolicy", policies, "OnFailure or ExitCode"),
-                Evidence("spec.runPolicy.backoffLimit", backoff, "> 0"),
-            )
-    for _n, js, _rjs in _gpu_jobsets(ctx):
-        examined += 1
-        policy = (js.get("spec") or {}).get("failurePolicy") or {}
-        if not policy.get("maxRestarts"):
-            failed += 1
-            yield fail(ctx.ref(JOBSETS, js), "any failure fails the JobSet without a restart",
-                       Evidence("spec.failurePolicy.maxRestarts", policy.get("maxRestarts"), "> 0"))  # fmt: skip
-    for vj in _gpu_volcano(ctx):
-        examined += 1
-        spec = vj.get("spec") or {}
-        events = _restart_events(spec.get("policies"))
-        for t in spec.get("tasks") or []:
-            events |= _restart_events(t.get("policies"))
-        if not events & {"PodEvicted", "PodFailed", "*"}:
-            failed += 1
-            yield fail(ctx.ref(VOLCANO, vj), "an evicted or failed pod does not restart the gang",
-                       Evidence("spec.policies", sorted(events) or None,
-                                "PodEvicted/PodFailed -> RestartJob"))  # fmt: skip
-    if not examined:
-        yield not_applicable("no active multi-pod GPU training job")
-    elif not failed:
-        yield passed(f"{examined} multi-pod GPU training jobs restart as a gang")
+    def judge(w: Workload) -> Gap | Skip | None:
+        assert w.adapter is not None and w.adapter.restart is not None and w.obj is not None
+        verdict = w.adapter.restart(w.obj, ctx.index)
+        if verdict.together is None:
+            return Skip(verdict.how)
+        return None if verdict.together else gap(verdict.how, *verdict.evidence)
+
+    plain = sum(1 for w in ctx.workloads() if w.adapter is None or w.adapter.restart is None)
+    yield from per_object(
+        (
+            (w.resource, w)
+            for w in ctx.workloads()
+            if w.adapter is not None and w.adapter.restart is not None and _pods(w) >= 2
+        ),
+        judge,
+        ok="multi-pod GPU gangs restart as a whole when a member fails",
+        none="no active multi-pod GPU gang (PyTorchJob, MPIJob, JobSet, TrainJob, Volcano Job, "
+        "RayJob, LeaderWorkerSet)",
+        members=Workload.members,
+        not_seen=[f"{plain} other GPU workloads (Jobs, Deployments, bare pods): no gang semantics"]
+        if plain
+        else [],
+    )
 
 
 def _kueue_config(cm: Obj) -> dict[str, Any] | None:
@@ -206,41 +118,52 @@ def _kueue_config(cm: Obj) -> dict[str, Any] | None:
 
 
 def gang_admission(ctx: Context) -> Iterator[Result]:
-    examined = failed = 0
-    for key, job, roles in _gpu_kubeflow(ctx):
-        sched = ((job.get("spec") or {}).get("runPolicy") or {}).get("schedulingPolicy") or {}
-        if "minAvailable" not in sched:
-            continue
-        examined += 1
-        total = sum(_replicas(r) for r in roles.values())
-        if int(sched["minAvailable"]) < total:
-            failed += 1
-            yield fail(ctx.ref(key, job), "a partial gang can start and hold GPUs",
-                       Evidence("spec.runPolicy.schedulingPolicy.minAvailable", sched["minAvailable"],
-                                total))  # fmt: skip
-    for vj in _gpu_volcano(ctx):
-        examined += 1
-        spec = vj.get("spec") or {}
-        total = sum(_replicas(t) for t in spec.get("tasks") or [])
-        # Volcano defaults minAvailable to the sum of task replicas.
-        if spec.get("minAvailable") is not None and int(spec["minAvailable"]) < total:
-            failed += 1
-            yield fail(ctx.ref(VOLCANO, vj), "a partial gang can start and hold GPUs",
-                       Evidence("spec.minAvailable", spec.get("minAvailable"), total))  # fmt: skip
+    items: list[tuple[Resource, tuple[str, Any]]] = []
+    for w in ctx.workloads():
+        if w.adapter is not None and w.adapter.admission is not None:
+            items.append((w.resource, ("workload", w)))
+    # Kueue Workloads of listed jobs are judged through their job elsewhere, but partial
+    # admission is a setting of the Workload itself.
+    listed = {w.resource for w in ctx.workloads()}
+    for obj in ctx.items(KUEUE_WORKLOAD.key):
+        resource = ctx.ref(KUEUE_WORKLOAD.key, obj)
+        if resource not in listed and not KUEUE_WORKLOAD.finished(obj):
+            items.append((resource, ("kueue", obj)))
     for cm in ctx.items("configmaps"):
         config = _kueue_config(cm)
-        if config is None:
-            continue
-        examined += 1
-        wait = config.get("waitForPodsReady") or {}
-        if not wait.get("enable"):
-            failed += 1
-            yield fail(ctx.ref("configmaps", cm), "Kueue admits gangs without waiting for pods",
-                       Evidence("data.waitForPodsReady.enable", wait.get("enable"), True))  # fmt: skip
-    if not examined:
-        yield not_applicable("no gang-scheduled GPU job and no Kueue configuration found")
-    elif not failed:
-        yield passed(f"{examined} gang configurations require the whole gang")
+        if config is not None:
+            items.append((ctx.ref("configmaps", cm), ("config", config)))
+
+    def judge(item: tuple[str, Any]) -> Gap | Skip | None:
+        what, value = item
+        if what == "config":
+            wait = value.get("waitForPodsReady") or {}
+            if wait.get("enable"):
+                return None
+            return gap(
+                "Kueue admits gangs without waiting for pods",
+                Evidence("data.waitForPodsReady.enable", wait.get("enable"), True),
+            )
+        if what == "kueue":
+            admission = partial_admission(value)
+        else:
+            assert value.adapter is not None and value.adapter.admission is not None
+            admission = value.adapter.admission(value.obj)
+        if admission is None:
+            return Skip("no gang admission setting")
+        if admission.min_available >= admission.total:
+            return None
+        return gap(
+            "a partial gang can start and hold GPUs",
+            Evidence(admission.path, admission.min_available, admission.total),
+        )
+
+    yield from per_object(
+        items,
+        judge,
+        ok="gang configurations require the whole gang",
+        none="no gang-scheduled GPU job and no Kueue configuration found",
+    )
 
 
 _T2072 = Reference(
@@ -253,7 +176,7 @@ CHECKS = [
         title="GPU training job without a wall-clock bound",
         severity="medium",
         category="training-jobs",
-        reads=("pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org", JOBSETS, "jobs.batch"),
+        reads=DEADLINE_KINDS,
         cases=(
             "bigscience-bloom176b-gpu-crash-hang",
             "bigscience-bloom176b-eval-dataloader-deadlock",
@@ -265,16 +188,17 @@ CHECKS = [
                 "https://github.com/kubeflow/trainer/issues/1641",
                 "Trainer: activeDeadlineSeconds and PyTorchJob startTime",
             ),
-        ),  # fmt: skip
+        ),
         why=(
             "A hung multi-node job does not fail: without a deadline, no liveness signal and no "
             "hang detector it holds every GPU of the gang until a person notices, which took "
             "hours in the BLOOM run and needed round-the-clock watching."
         ),
         remediation=(
-            "Set runPolicy.activeDeadlineSeconds (Kubeflow), spec.activeDeadlineSeconds (Job, or "
-            "the JobSet's child Jobs) to a bound above the expected run time, and resubmit from "
-            "the last checkpoint when it fires."
+            "Set a bound above the expected run time: runPolicy.activeDeadlineSeconds (Kubeflow), "
+            "spec.activeDeadlineSeconds (Job, TrainJob, RayJob, or the JobSet's child Jobs), "
+            "maximumExecutionTimeSeconds (Kueue), and resubmit from the last checkpoint when it "
+            "fires."
         ),
         confidence="definitive",
         func=wall_clock,
@@ -297,7 +221,7 @@ CHECKS = [
             Reference(
                 "https://docs.pytorch.org/docs/stable/torch_nccl_environment_variables.html",
                 "PyTorch NCCL environment variables",
-            ),  # fmt: skip
+            ),
         ),
         why=(
             "PyTorch's NCCL watchdog and async error handling turn a stuck collective into a crash "
@@ -311,13 +235,16 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=nccl_watchdog,
+        settings=(
+            Setting("max_heartbeat_seconds", 3600, "longest TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC"),
+        ),
     ),
     Check(
         id="JOB-003",
-        title="Gang job does not restart after a worker fails",
+        title="Gang does not restart as a whole when a member fails",
         severity="high",
         category="training-jobs",
-        reads=("pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org", JOBSETS, VOLCANO),
+        reads=RESTART_KINDS,
         cases=(
             "meta-opt175b-hardware-restarts",
             "alibaba-unicron-failure-taxonomy",
@@ -335,13 +262,17 @@ CHECKS = [
         ),
         why=(
             "Synchronous training stops when any worker fails, and most failures are transient "
-            "enough that a restart from checkpoint fixes them. A job that fails for good on the "
-            "first lost worker needs a person for each of the dozens of restarts a long run sees."
+            "enough that a restart from checkpoint fixes them, but only a restart of every rank: "
+            "restartPolicy OnFailure or ExitCode restarts the failed pod alone while the others "
+            "wait in their collective until a timeout. A job that fails for good on the first "
+            "lost worker needs a person for each of the dozens of restarts a long run sees."
         ),
         remediation=(
-            "JobSet: set failurePolicy.maxRestarts. Kubeflow: use restartPolicy OnFailure/ExitCode "
-            "with runPolicy.backoffLimit > 0, or elasticPolicy with torchrun. Volcano: add a "
-            "policy PodEvicted/PodFailed -> RestartJob and a maxRetry."
+            "JobSet (and Trainer v2 runtimes): set failurePolicy.maxRestarts. PyTorchJob: an "
+            "elasticPolicy with maxRestarts, or torchrun --max-restarts, so torch elastic restarts "
+            "every rank. MPIJob: runPolicy.backoffLimit > 0. Volcano: a policy PodFailed/PodEvicted "
+            "-> RestartJob with maxRetry > 0. RayJob: backoffLimit > 0. LeaderWorkerSet: "
+            "restartPolicy RecreateGroupOnPodRestart."
         ),
         confidence="definitive",
         func=gang_restart,
@@ -351,7 +282,7 @@ CHECKS = [
         title="Gang admission lets a partial gang hold GPUs",
         severity="medium",
         category="scheduling",
-        reads=("pytorchjobs.kubeflow.org", "mpijobs.kubeflow.org", VOLCANO, "configmaps"),
+        reads=ADMISSION_KINDS,
         cases=("microsoft-philly-dl-job-failures", "ai2-olmo-lumi-bringup"),
         references=(
             Reference(
@@ -360,15 +291,16 @@ CHECKS = [
             Reference(
                 "https://kueue.sigs.k8s.io/docs/tasks/manage/setup_wait_for_pods_ready/",
                 "Kueue: waitForPodsReady",
-            ),  # fmt: skip
+            ),
         ),
         why=(
             "A gang that starts with fewer pods than it needs cannot train, yet its running pods "
             "hold GPUs that other gangs need; two half-started gangs can deadlock a cluster."
         ),
         remediation=(
-            "Set minAvailable to the full replica count (schedulingPolicy / Volcano), and enable "
-            "Kueue waitForPodsReady with a timeout and requeuing."
+            "Set minAvailable to the full replica count (schedulingPolicy / Volcano), drop Kueue "
+            "partial admission (podSets minCount) for gangs, and enable Kueue waitForPodsReady "
+            "with a timeout and requeuing."
         ),
         confidence="definitive",
         func=gang_admission,

@@ -3,7 +3,8 @@ ConfigMaps (only DCGM counters and Kueue configuration are kept)."""
 
 from __future__ import annotations
 
-from .core import MAX_CONFIG_VALUE, MAX_EXPR, Obj, _conditions, _prune, _s, metadata
+from ..k8s import Obj
+from .core import MAX_CONFIG_VALUE, MAX_EXPR, _s, conditions, metadata, prune
 
 
 def prometheus_rule(obj: Obj) -> Obj:
@@ -15,7 +16,7 @@ def prometheus_rule(obj: Obj) -> Obj:
                 {
                     "name": g.get("name"),
                     "rules": [
-                        _prune(
+                        prune(
                             {
                                 "alert": r.get("alert"),
                                 "record": r.get("record"),
@@ -36,7 +37,7 @@ def monitor(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     return {
         "metadata": metadata(obj),
-        "spec": _prune(
+        "spec": prune(
             {"selector": spec.get("selector"), "namespaceSelector": spec.get("namespaceSelector")}
         ),
     }
@@ -48,11 +49,29 @@ _POLICY_KEYS = ("dcgmExporter", "dcgm", "devicePlugin", "validator", "gfd", "nod
 def cluster_policy(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
+    kept = {k: spec[k] for k in _POLICY_KEYS if k in spec}
+    driver = spec.get("driver")
+    if isinstance(driver, dict):
+        kept["driver"] = prune(
+            {
+                "enabled": driver.get("enabled"),
+                "version": driver.get("version"),
+                "upgradePolicy": driver.get("upgradePolicy"),
+            }
+        )
+    daemonsets = spec.get("daemonsets")
+    if isinstance(daemonsets, dict):
+        kept["daemonsets"] = prune(
+            {
+                "updateStrategy": daemonsets.get("updateStrategy"),
+                "rollingUpdate": daemonsets.get("rollingUpdate"),
+            }
+        )
     return {
         "metadata": metadata(obj),
-        "spec": {k: spec[k] for k in _POLICY_KEYS if k in spec},
-        "status": _prune(
-            {"state": status.get("state"), "conditions": _conditions(status.get("conditions"))}
+        "spec": kept,
+        "status": prune(
+            {"state": status.get("state"), "conditions": conditions(status.get("conditions"))}
         ),
     }
 

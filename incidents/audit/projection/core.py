@@ -1,16 +1,16 @@
-"""Projection of pods, nodes and DaemonSets, and the helpers every projection uses."""
+"""The helpers every projection uses: metadata, containers, volumes, pod templates, job specs."""
 
 from __future__ import annotations
 
 from typing import Any
 
-Obj = dict[str, Any]
+from ..k8s import Obj
 
 MAX_STR = 512
 MAX_ARGS = 64
 MAX_EXPR = 4000
 MAX_CONFIG_VALUE = 65536
-_ENV_VALUE_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "DP_", "DCGM_EXPORTER_")
+_ENV_VALUE_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "PET_", "DP_", "DCGM_EXPORTER_")
 _ENV_VALUE_WORDS = ("CHECKPOINT", "CKPT")
 _DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _RESOURCE_KEYS = ("cpu", "memory", "ephemeral-storage")
@@ -28,7 +28,19 @@ def _strs(values: Any) -> list[str] | None:
     return [str(_s(v)) for v in values[:MAX_ARGS]]
 
 
-def _prune(obj: Obj) -> Obj:
+def pick(source: Any, *keys: str) -> Obj:
+    """The named keys of a mapping, those absent or None left out."""
+    if not isinstance(source, dict):
+        return {}
+    return {k: source[k] for k in keys if source.get(k) is not None}
+
+
+def shaped(obj: Obj, spec: Obj, status: Obj | None = None) -> Obj:
+    """The projected form every kind shares: its metadata, the spec and status fields kept."""
+    return {"metadata": metadata(obj), "spec": spec, "status": status or {}}
+
+
+def prune(obj: Obj) -> Obj:
     """Drop keys whose value is None, so absent fields stay absent."""
     return {k: v for k, v in obj.items() if v is not None}
 
@@ -54,7 +66,7 @@ def metadata(obj: Obj) -> Obj:
         if k not in _DROP_ANNOTATIONS and isinstance(v, str) and len(v) <= 1024
     }
     owners = [
-        _prune(
+        prune(
             {
                 "apiVersion": o.get("apiVersion"),
                 "kind": o.get("kind"),
@@ -63,7 +75,7 @@ def metadata(obj: Obj) -> Obj:
         )
         for o in meta.get("ownerReferences") or []
     ]
-    return _prune(
+    return prune(
         {
             "name": meta.get("name"),
             "namespace": meta.get("namespace"),
@@ -98,7 +110,7 @@ def _env(env: Any) -> list[Obj] | None:
 
 def container(c: Obj) -> Obj:
     lifecycle = c.get("lifecycle") or {}
-    return _prune(
+    return prune(
         {
             "name": c.get("name"),
             "image": c.get("image"),
@@ -128,7 +140,7 @@ def volume(v: Obj) -> Obj:
         if key == "name":
             continue
         if key == "emptyDir":
-            out[key] = _prune(
+            out[key] = prune(
                 {"medium": (value or {}).get("medium"), "sizeLimit": (value or {}).get("sizeLimit")}
             )
         elif key == "persistentVolumeClaim":
@@ -146,7 +158,7 @@ def pod_spec(spec: Any) -> Obj:
     if not isinstance(spec, dict):
         return {}
     affinity = spec.get("affinity") or {}
-    return _prune(
+    return prune(
         {
             "nodeName": spec.get("nodeName"),
             "nodeSelector": spec.get("nodeSelector"),
@@ -167,9 +179,9 @@ def template(tpl: Any) -> Obj:
     if not isinstance(tpl, dict):
         return {}
     meta = tpl.get("metadata") or {}
-    return _prune(
+    return prune(
         {
-            "metadata": _prune(
+            "metadata": prune(
                 {"labels": meta.get("labels"), "annotations": meta.get("annotations")}
             )
             or None,
@@ -178,11 +190,11 @@ def template(tpl: Any) -> Obj:
     )
 
 
-def _conditions(conds: Any) -> list[Obj] | None:
+def conditions(conds: Any) -> list[Obj] | None:
     if not isinstance(conds, list):
         return None
     return [
-        _prune(
+        prune(
             {
                 "type": c.get("type"),
                 "status": c.get("status"),
@@ -195,143 +207,37 @@ def _conditions(conds: Any) -> list[Obj] | None:
     ]
 
 
-def _container_status(cs: Obj) -> Obj:
-    def term(state: Any) -> Obj | None:
-        t = (state or {}).get("terminated")
-        if not t:
-            return None
-        return {
-            "terminated": _prune(
-                {
-                    "reason": t.get("reason"),
-                    "exitCode": t.get("exitCode"),
-                    "finishedAt": t.get("finishedAt"),
-                }
-            )
-        }
-
-    state = cs.get("state") or {}
-    waiting = state.get("waiting")
-    state_out = term(state) or ({"waiting": {"reason": waiting.get("reason")}} if waiting else None)
-    return _prune(
-        {
-            "name": cs.get("name"),
-            "ready": cs.get("ready"),
-            "restartCount": cs.get("restartCount"),
-            "state": state_out,
-            "lastState": term(cs.get("lastState")),
-            "allocatedResourcesStatus": cs.get("allocatedResourcesStatus"),
-        }
-    )
+def status_conditions(obj: Obj) -> Obj:
+    """``{"conditions": [...]}`` of an object's status, or nothing."""
+    conds = conditions((obj.get("status") or {}).get("conditions"))
+    return {"conditions": conds} if conds is not None else {}
 
 
-# Pod labels checks read (gang membership, control-plane component); others are dropped.
-POD_LABELS = frozenset(
-    {
-        "training.kubeflow.org/job-name",
-        "jobset.sigs.k8s.io/jobset-name",
-        "volcano.sh/job-name",
-        "component",
-    }
-)
-
-
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-
-
-def is_gpu_resource(name: str) -> bool:
-    return name in GPU_RESOURCES or name.startswith("nvidia.com/mig-")
-
-
-def _asks_for_gpus(spec: Any) -> bool:
-    for c in (spec or {}).get("containers") or []:
-        res = c.get("resources") or {}
-        for part in ("limits", "requests"):
-            if any(is_gpu_resource(k) for k in res.get(part) or {}):
-                return True
-    return False
-
-
-def _slim_pod_spec(spec: Any) -> Obj:
-    """Pods without GPUs: checks read only where they run and what they run (agents, etcd)."""
+def job_spec(spec: Any) -> Obj:
+    """A batch/v1 JobSpec (also inside CronJobs, JobSets and training runtimes)."""
     spec = spec if isinstance(spec, dict) else {}
-    return _prune(
+    return prune(
         {
-            "nodeName": spec.get("nodeName"),
-            "containers": [
-                _prune(
-                    {
-                        "name": c.get("name"),
-                        "image": c.get("image"),
-                        "command": _strs(c.get("command")),
-                        "args": _strs(c.get("args")),
-                    }
-                )
-                for c in spec.get("containers") or []
-            ],
+            "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
+            "backoffLimit": spec.get("backoffLimit"),
+            "parallelism": spec.get("parallelism"),
+            "completions": spec.get("completions"),
+            "completionMode": spec.get("completionMode"),
+            "podFailurePolicy": spec.get("podFailurePolicy"),
+            "template": template(spec.get("template")),
         }
     )
 
 
-def pod(obj: Obj) -> Obj:
-    status = obj.get("status") or {}
-    meta = metadata(obj)
-    labels = {k: v for k, v in (meta.pop("labels", None) or {}).items() if k in POD_LABELS}
-    if labels:
-        meta["labels"] = labels
-    meta.pop("annotations", None)  # no check reads pod annotations
-    return {
-        "metadata": meta,
-        "spec": pod_spec(obj.get("spec"))
-        if _asks_for_gpus(obj.get("spec"))
-        else _slim_pod_spec(obj.get("spec")),
-        "status": _prune(
-            {
-                "phase": status.get("phase"),
-                "containerStatuses": [
-                    _container_status(c) for c in status.get("containerStatuses") or []
-                ]
-                or None,
-            }
-        ),
-    }
-
-
-def node(obj: Obj) -> Obj:
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-
-    def res(values: Any) -> Obj | None:
-        if not isinstance(values, dict):
-            return None
-        return {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k} or None
-
-    info = status.get("nodeInfo") or {}
-    return {
-        "metadata": metadata(obj),
-        "spec": _prune({"unschedulable": spec.get("unschedulable"), "taints": spec.get("taints")}),
-        "status": _prune(
-            {
-                "capacity": res(status.get("capacity")),
-                "allocatable": res(status.get("allocatable")),
-                "conditions": _conditions(status.get("conditions")),
-                "nodeInfo": _prune({"kubeletVersion": info.get("kubeletVersion")}) or None,
-            }
-        ),
-    }
-
-
-def daemonset(obj: Obj) -> Obj:
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    keys = ("desiredNumberScheduled", "currentNumberScheduled", "numberReady", "numberAvailable")
-    return {
-        "metadata": metadata(obj),
-        "spec": _prune(
-            {
-                "updateStrategy": spec.get("updateStrategy"),
-                "template": template(spec.get("template")),
-            }
-        ),
-        "status": {k: status[k] for k in keys if k in status},
-    }
+def job_status(status: Any) -> Obj:
+    status = status if isinstance(status, dict) else {}
+    return prune(
+        {
+            "conditions": conditions(status.get("conditions")),
+            "startTime": status.get("startTime"),
+            "completionTime": status.get("completionTime"),
+            "active": status.get("active"),
+            "succeeded": status.get("succeeded"),
+            "failed": status.get("failed"),
+        }
+    )

@@ -1,0 +1,202 @@
+"""GPU devices: does every GPU show up, are device health checks on, are pods on unhealthy GPUs?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..context import Context
+from ..k8s import Obj, node_gpus, quantity
+from ..model import Check, Evidence, Reference, Resource, Result
+from .common import Gap, env_value, fail, gap, name_of, not_applicable, passed, per_node, per_object
+
+
+def missing_gpus(ctx: Context) -> Iterator[Result]:
+    pools: dict[tuple[str, str], float] = {}
+    for node in ctx.gpu_nodes:
+        pool = _pool(node)
+        if all(pool):
+            pools[pool] = max(pools.get(pool, 0.0), node_gpus(node))
+
+    def judge(node: Obj) -> Gap | None:
+        labels = node["metadata"].get("labels") or {}
+        capacity, allocatable = node_gpus(node), node_gpus(node, "allocatable")
+        evidence: list[Evidence] = []
+        if allocatable < capacity:
+            evidence.append(Evidence('status.allocatable["nvidia.com/gpu"]', allocatable, capacity))
+        labelled = quantity(labels.get("nvidia.com/gpu.count"))
+        if "nvidia.com/gpu.count" in labels and labelled > capacity:
+            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', capacity, labelled))
+        pool = _pool(node)
+        if all(pool) and capacity < pools[pool] and not evidence:
+            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', capacity, pools[pool]))
+        return gap("node advertises fewer GPUs than it has", *evidence) if evidence else None
+
+    yield from per_node(ctx, judge, ok="GPU nodes advertise their full GPU count")
+
+
+def _pool(node: Obj) -> tuple[str, str]:
+    labels = node["metadata"].get("labels") or {}
+    return (
+        labels.get("nvidia.com/gpu.product", ""),
+        labels.get("node.kubernetes.io/instance-type", ""),
+    )
+
+
+def _healthchecks_off(env: list[Obj]) -> str | None:
+    value = env_value(env, "DP_DISABLE_HEALTHCHECKS")
+    return value if value and value.strip().lower() not in ("", "none") else None
+
+
+def plugin_healthchecks(ctx: Context) -> Iterator[Result]:
+    def plugins() -> Iterator[tuple[Resource, tuple[str, list[Obj]]]]:
+        for ds in ctx.items("daemonsets.apps"):
+            containers = ((ds.get("spec") or {}).get("template") or {}).get("spec", {}).get(
+                "containers"
+            ) or []
+            for i, c in enumerate(containers):
+                if "device-plugin" in str(c.get("image", "")):
+                    path = f"spec.template.spec.containers[{i}].env[DP_DISABLE_HEALTHCHECKS]"
+                    yield ctx.ref("daemonsets.apps", ds), (path, c.get("env") or [])
+        for cp in ctx.items("clusterpolicies.nvidia.com"):
+            plugin = (cp.get("spec") or {}).get("devicePlugin") or {}
+            path = "spec.devicePlugin.env[DP_DISABLE_HEALTHCHECKS]"
+            yield ctx.ref("clusterpolicies.nvidia.com", cp), (path, plugin.get("env") or [])
+
+    def judge(item: tuple[str, list[Obj]]) -> Gap | None:
+        path, env = item
+        value = _healthchecks_off(env)
+        if value is None:
+            return None
+        return gap("device plugin has GPU health checks disabled", Evidence(path, value, "unset"))
+
+    yield from per_object(
+        plugins(),
+        judge,
+        ok="device-plugin configurations keep GPU health checks on",
+        none="no NVIDIA device plugin DaemonSet or ClusterPolicy found",
+    )
+
+
+def unhealthy_devices(ctx: Context) -> Iterator[Result]:
+    minor = ctx.server_minor
+    if minor is not None and minor < 31:
+        yield not_applicable(f"API server 1.{minor} does not report device health (KEP-4680)")
+        return
+    reporting = failed = 0
+    for pod in ctx.gpu_pods:
+        if (pod.get("status") or {}).get("phase") != "Running":
+            continue
+        for i, cs in enumerate(pod["status"].get("containerStatuses") or []):
+            for j, res in enumerate(cs.get("allocatedResourcesStatus") or []):
+                reporting += 1
+                bad = [
+                    r.get("resourceID")
+                    for r in res.get("resources") or []
+                    if r.get("health") == "Unhealthy"
+                ]
+                if bad:
+                    failed += 1
+                    yield fail(
+                        ctx.workload_of(pod),
+                        "running pods are bound to GPUs reported unhealthy",
+                        Evidence(
+                            f"pods[{name_of(pod)}].status.containerStatuses[{i}].allocatedResourcesStatus[{j}]",
+                            {"name": res.get("name"), "unhealthy": bad},
+                            "all devices Healthy",
+                        ),
+                        members=[f"pod {name_of(pod)}"],
+                    )
+    if not reporting:
+        yield not_applicable(
+            f"no running GPU pod{ctx.scope} reports device health (allocatedResourcesStatus)"
+        )
+    elif not failed:
+        yield passed(f"{reporting} reported GPU allocations{ctx.scope} are healthy")
+
+
+CHECKS = [
+    Check(
+        id="GPU-003",
+        title="GPU node advertises fewer GPUs than it has",
+        severity="high",
+        category="gpu-health",
+        reads=("nodes",),
+        cases=(
+            "meta-rsc-reliability-study",
+            "meta-opt175b-hardware-restarts",
+            "ai2-olmo-lumi-bringup",
+        ),
+        references=(
+            Reference(
+                "https://github.com/aws/eks-node-monitoring-agent/pull/94",
+                "EKS agent: GPU count mismatch made fatal (XID 79)",
+            ),
+            Reference(
+                "https://docs.azure.cn/en-us/aks/gpu-health-monitoring",
+                "AKS GPU health: GPUMissing",
+            ),
+        ),
+        why=(
+            "A GPU that fell off the bus (XID 79) or was marked unhealthy silently shrinks the "
+            "node: allocatable drops below capacity, or capacity below what the hardware label "
+            "says. Multi-GPU jobs then fail to schedule or land on a degraded host."
+        ),
+        remediation=(
+            "Drain the node and check `nvidia-smi`/kernel logs for XID 79 or uncorrectable ECC; "
+            "reset or replace the GPU. Alert on allocatable < capacity for nvidia.com/gpu."
+        ),
+        confidence="definitive",
+        func=missing_gpus,
+    ),
+    Check(
+        id="GPU-004",
+        title="Device-plugin GPU health checks disabled",
+        severity="high",
+        category="gpu-health",
+        reads=("daemonsets.apps", "clusterpolicies.nvidia.com"),
+        cases=("meta-llama3-405b-interruptions", "bigscience-bloom176b-gpu-crash-hang"),
+        references=(
+            Reference(
+                "https://github.com/NVIDIA/k8s-device-plugin/issues/111",
+                "k8s-device-plugin: DBE marks a GPU unhealthy; DP_DISABLE_HEALTHCHECKS turns it off",
+            ),
+        ),
+        why=(
+            "The NVIDIA device plugin withdraws a GPU from allocatable when it sees critical XIDs "
+            "or double-bit ECC errors. DP_DISABLE_HEALTHCHECKS switches that off, so a broken GPU "
+            "keeps being handed to new pods."
+        ),
+        remediation=(
+            "Remove DP_DISABLE_HEALTHCHECKS from the device-plugin DaemonSet (or from "
+            "ClusterPolicy.spec.devicePlugin.env); if specific XIDs are noisy, list only those."
+        ),
+        confidence="definitive",
+        func=plugin_healthchecks,
+        cluster_wide=True,
+    ),
+    Check(
+        id="GPU-005",
+        title="Running pods bound to GPUs reported unhealthy",
+        severity="high",
+        category="gpu-health",
+        reads=("pods",),
+        cases=("meta-llama3-405b-interruptions", "bigscience-bloom176b-gpu-crash-hang"),
+        references=(
+            Reference(
+                "https://www.kubernetes.dev/resources/keps/4680/",
+                "KEP-4680: resource health status",
+            ),
+        ),
+        why=(
+            "Marking a device unhealthy does not stop the pods already using it: a job can keep "
+            "running, hung or producing errors, on a GPU the kubelet already knows is bad."
+        ),
+        remediation=(
+            "Delete or restart the affected pods so the job reschedules onto healthy GPUs, and "
+            "drain the node for repair; automate it with a controller watching "
+            "allocatedResourcesStatus."
+        ),
+        confidence="definitive",
+        func=unhealthy_devices,
+    ),
+]

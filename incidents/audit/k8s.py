@@ -1,0 +1,174 @@
+"""Kubernetes semantics kubegap relies on, as pure functions of API objects.
+
+Quantities, times, conditions, pod readiness, owner references, GPU resource counts and
+taints. Nothing here knows about checks or snapshots; every function reads plain dicts as the
+API server returns them (or their projection, which keeps the same shape).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Any
+
+Obj = dict[str, Any]
+
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+
+_SUFFIXES = {
+    "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
+    "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "m": 1e-3,
+}  # fmt: skip
+_FINISHED = {"Complete", "Completed", "Succeeded", "Failed"}
+
+
+def quantity(value: Any) -> float:
+    """A Kubernetes quantity as a number (``"8"`` -> 8, ``"500m"`` -> 0.5, ``"1Gi"`` -> 2**30)."""
+    if value is None:
+        return 0.0
+    text = str(value).strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    for suffix, factor in _SUFFIXES.items():
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * factor
+            except ValueError:
+                return 0.0
+    return 0.0
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An RFC 3339 timestamp as an aware datetime, or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def is_gpu_resource(name: str) -> bool:
+    return name in GPU_RESOURCES or name.startswith("nvidia.com/mig-")
+
+
+def container_gpus(container: Obj) -> float:
+    """GPUs one container asks for (the larger of its limits and requests)."""
+    res = container.get("resources") or {}
+    total = 0.0
+    for part in ("limits", "requests"):
+        values = res.get(part) or {}
+        found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
+        total = max(total, found)
+    return total
+
+
+def spec_gpus(pod_spec: Obj) -> float:
+    return sum(container_gpus(c) for c in pod_spec.get("containers") or [])
+
+
+def node_gpus(node: Obj, field: str = "capacity") -> float:
+    values = (node.get("status") or {}).get(field) or {}
+    return sum(quantity(values.get(r)) for r in GPU_RESOURCES)
+
+
+def is_gpu_node(node: Obj) -> bool:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    return (
+        node_gpus(node) > 0
+        or node_gpus(node, "allocatable") > 0
+        or labels.get("nvidia.com/gpu.present") == "true"
+        or "nvidia.com/gpu.count" in labels
+    )
+
+
+def condition(obj: Obj, ctype: str) -> Obj | None:
+    for c in (obj.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return dict(c)
+    return None
+
+
+def is_finished(obj: Obj) -> bool:
+    """Whether a job-like object (or a pod) has completed or failed for good."""
+    status = obj.get("status") or {}
+    if status.get("completionTime"):
+        return True
+    if status.get("phase") in ("Succeeded", "Failed"):
+        return True
+    phase = (status.get("state") or {}).get("phase")
+    if phase in ("Completed", "Failed", "Aborted", "Terminated"):
+        return True
+    return any(
+        c.get("type") in _FINISHED and c.get("status") == "True"
+        for c in status.get("conditions") or []
+    )
+
+
+def pod_ready(pod: Obj) -> bool:
+    status = pod.get("status") or {}
+    statuses = status.get("containerStatuses") or []
+    return (
+        status.get("phase") == "Running"
+        and bool(statuses)
+        and all(s.get("ready") for s in statuses)
+    )
+
+
+def api_group(api_version: str) -> str:
+    """``"apps/v1"`` -> ``"apps"``, ``"v1"`` -> ``""`` (the core group)."""
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def schedulable_taints(node: Obj) -> list[Obj]:
+    """The node's taints that keep pods off it (NoSchedule, NoExecute)."""
+    return [
+        t
+        for t in (node.get("spec") or {}).get("taints") or []
+        if t.get("effect") in ("NoSchedule", "NoExecute")
+    ]
+
+
+def selector_matches(selector: Any, labels: dict[str, str]) -> bool:
+    """Whether a LabelSelector (matchLabels, matchExpressions) selects ``labels``.
+
+    An empty selector selects everything, as in a PodDisruptionBudget of policy/v1; a missing
+    one (None) selects nothing.
+    """
+    if not isinstance(selector, dict):
+        return False
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if labels.get(key) != value:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op = str(expr.get("key")), expr.get("operator")
+        values = {str(v) for v in expr.get("values") or []}
+        present = key in labels
+        if op == "In" and not (present and labels[key] in values):
+            return False
+        if op == "NotIn" and present and labels[key] in values:
+            return False
+        if op == "Exists" and not present:
+            return False
+        if op == "DoesNotExist" and present:
+            return False
+        if op not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def scaled_int_or_percent(value: Any, total: int, default: int, round_up: bool) -> int:
+    """An IntOrString (``3`` or ``"25%"``) as a count of ``total``, as controllers compute it.
+
+    The DaemonSet controller rounds a percentage maxUnavailable up (``roundUp=true`` in
+    ``GetScaledValueFromIntOrPercent``); the disruption controller rounds minAvailable up too.
+    """
+    if value is None:
+        return default
+    text = str(value).strip()
+    if text.endswith("%"):
+        share = total * float(text[:-1]) / 100
+        return int(math.ceil(share)) if round_up else int(math.floor(share))
+    return int(text)

@@ -1,0 +1,45 @@
+"""One adapter per workload kind: the registry every check and the RBAC manifest read.
+
+Adding a kind means one module here (its :class:`~.base.Adapter`) and one line in
+:data:`ADAPTERS`; the kinds list, projection, RBAC, owner resolution and the training-job checks
+follow from it.
+"""
+
+from __future__ import annotations
+
+from .base import Adapter, Admission, Deadline, PodTemplate, Restart, Unreadable
+from .batch import DEPLOYMENT, JOB, STATEFULSET
+from .jobset import JOBSET
+from .kubeflow import MPIJOB, PYTORCHJOB
+from .kueue import KUEUE_WORKLOAD
+from .lws import LEADERWORKERSET
+from .ray import RAYCLUSTER, RAYJOB
+from .trainer import TRAINJOB
+from .volcano import VOLCANO_JOB
+
+__all__ = [
+    "ADAPTERS",
+    "BY_KEY",
+    "Adapter",
+    "Admission",
+    "Deadline",
+    "PodTemplate",
+    "Restart",
+    "Unreadable",
+]
+
+ADAPTERS: tuple[Adapter, ...] = (
+    JOB,
+    DEPLOYMENT,
+    STATEFULSET,
+    PYTORCHJOB,
+    MPIJOB,
+    JOBSET,
+    TRAINJOB,
+    VOLCANO_JOB,
+    RAYJOB,
+    RAYCLUSTER,
+    LEADERWORKERSET,
+    KUEUE_WORKLOAD,
+)
+BY_KEY: dict[str, Adapter] = {a.key: a for a in ADAPTERS}

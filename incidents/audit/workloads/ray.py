@@ -1,0 +1,113 @@
+"""KubeRay (ray.io/v1): RayJob and RayCluster.
+
+A RayCluster has a head group and worker groups (``replicas`` x ``numOfHosts`` pods each); KubeRay
+recreates lost pods, and whether a Ray program survives a lost worker is up to Ray (Ray Train's
+``FailureConfig``), which the API does not show. A RayJob runs one program on its own cluster;
+``backoffLimit`` (default 0) retries the whole job, each retry on a new RayCluster, and
+``activeDeadlineSeconds`` bounds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..k8s import Obj
+from ..kindspec import kind_spec
+from ..model import Evidence
+from ..projection.core import pick, shaped, template
+from .base import Adapter, Deadline, Lookup, PodTemplate, Restart
+from .walk import count, pod_template, spec_of
+
+CLUSTER_LABEL = "ray.io/cluster"
+_FINISHED = frozenset({"Complete", "Failed", "ValidationFailed"})
+
+
+def _cluster_spec(spec: Any) -> Obj | None:
+    if not isinstance(spec, dict):
+        return None
+    head = spec.get("headGroupSpec") or {}
+    groups = [
+        {
+            **pick(g, "groupName", "replicas", "minReplicas", "maxReplicas", "numOfHosts"),
+            "template": template(g.get("template")),
+        }
+        for g in spec.get("workerGroupSpecs") or []
+    ]
+    return {
+        **pick(spec, "suspend"),
+        "headGroupSpec": {"template": template(head.get("template"))},
+        "workerGroupSpecs": groups,
+    }
+
+
+def project_raycluster(obj: Obj) -> Obj:
+    return shaped(obj, _cluster_spec(obj.get("spec")) or {}, pick(obj.get("status"), "state"))
+
+
+def project_rayjob(obj: Obj) -> Obj:
+    spec = obj.get("spec") or {}
+    kept = pick(spec, "activeDeadlineSeconds", "backoffLimit", "clusterSelector", "suspend")
+    cluster = _cluster_spec(spec.get("rayClusterSpec"))
+    if cluster is not None:
+        kept["rayClusterSpec"] = cluster
+    return shaped(obj, kept, pick(obj.get("status"), "jobDeploymentStatus", "jobStatus"))
+
+
+def cluster_templates(spec: Obj, prefix: str) -> list[PodTemplate]:
+    head = spec.get("headGroupSpec") or {}
+    out = (
+        [pod_template("head", f"{prefix}.headGroupSpec.template", head.get("template"), 1)]
+        if head
+        else []
+    )
+    for i, g in enumerate(spec.get("workerGroupSpecs") or []):
+        pods = count(g.get("replicas"), count(g.get("minReplicas"), 0)) * max(
+            1, count(g.get("numOfHosts"))
+        )
+        out.append(
+            pod_template(
+                f"workers {g.get('groupName', i)}",
+                f"{prefix}.workerGroupSpecs[{i}].template",
+                g.get("template"),
+                pods,
+            )
+        )
+    return out
+
+
+def _rayjob_templates(obj: Obj, objects: Lookup) -> list[PodTemplate]:
+    # A RayJob with a clusterSelector runs on an existing RayCluster, judged on its own.
+    return cluster_templates(spec_of(obj).get("rayClusterSpec") or {}, "spec.rayClusterSpec")
+
+
+def _rayjob_restart(obj: Obj, objects: Lookup) -> Restart:
+    backoff = count(spec_of(obj).get("backoffLimit"), 0)
+    if backoff > 0:
+        return Restart(
+            True, f"backoffLimit={backoff}: each retry reruns the job on a new RayCluster"
+        )
+    return Restart(
+        None,
+        "spec.backoffLimit is 0, so KubeRay never retries the job; recovery from a lost worker, if "
+        "any, happens inside Ray (Ray Train FailureConfig), which the API does not show",
+        (Evidence("spec.backoffLimit", spec_of(obj).get("backoffLimit"), "> 0"),),
+    )
+
+
+RAYJOB = Adapter(
+    spec=kind_spec("rayjobs.ray.io", ("v1",), "RayJob", project_rayjob, crd=True),
+    templates=_rayjob_templates,
+    restart=_rayjob_restart,
+    deadline=lambda obj, objects: Deadline(
+        "spec.activeDeadlineSeconds", spec_of(obj).get("activeDeadlineSeconds")
+    ),
+    finished=lambda obj: (obj.get("status") or {}).get("jobDeploymentStatus") in _FINISHED,
+)
+RAYCLUSTER = Adapter(
+    spec=kind_spec("rayclusters.ray.io", ("v1",), "RayCluster", project_raycluster, crd=True),
+    templates=lambda obj, objects: cluster_templates(spec_of(obj), "spec"),
+    # A long-running Ray cluster may train or serve; checkpoint checks do not assume either.
+    training=False,
+    gang_labels=(CLUSTER_LABEL,),
+    finished=lambda obj: False,
+)
