@@ -17,7 +17,7 @@ from drf_spectacular.utils import extend_schema_field
 
 from incidents import search
 from incidents.models import Case, CaseFacetLink
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.selectors.vocabulary import FACETS, Vocabulary
 
 
 @extend_schema_field(OpenApiTypes.STR)

@@ -107,7 +107,7 @@ def test_check_box_is_kept(client: Client, small_library: None) -> None:
 
 
 def test_check_box_names_the_checks_citing_a_seeded_case(client: Client) -> None:
-    from incidents.checks_catalog import checks_citing
+    from incidents.selectors.checks import checks_citing
 
     Case.objects.create(
         slug="acme-seren-kalos-pretraining-failures", title="Acme", summary="Seed page case."

@@ -10,8 +10,8 @@ from django.http import QueryDict
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from incidents import selectors_cost
 from incidents.models import Case, CostFigure, CostMetric
+from incidents.selectors import cost as selectors_cost
 from tests.bulk import add_cases
 
 pytestmark = pytest.mark.django_db

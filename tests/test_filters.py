@@ -7,8 +7,8 @@ from django.db import connection
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
-from incidents import selectors
 from incidents.models import Case
+from incidents.selectors import cases as selectors
 from tests.bulk import add_cases
 
 pytestmark = pytest.mark.django_db

@@ -124,7 +124,7 @@ def test_no_words_leaves_the_list_as_it_was(ranked_cases: None) -> None:
 def test_facets_and_words_combine_through_the_filterset(small_library: None) -> None:
     from django.http import QueryDict
 
-    from incidents.selectors import case_list
+    from incidents.selectors.cases import case_list
 
     result = case_list(params=QueryDict("q=timeouts&component=training-data-loader"))
     assert [c.slug for c in result.cases] == ["leaky-loader"]

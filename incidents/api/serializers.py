@@ -9,8 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from incidents.models import Case, FacetValue
-from incidents.selectors import values_by_facet
-from incidents.vocabulary import FACETS
+from incidents.selectors.cases import values_by_facet
+from incidents.selectors.vocabulary import FACETS
 
 
 class FacetValueRefSerializer(serializers.ModelSerializer[FacetValue]):

@@ -17,7 +17,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from incidents import selectors
 from incidents.api.serializers import (
     CaseDetailSerializer,
     CaseSummarySerializer,
@@ -25,7 +24,8 @@ from incidents.api.serializers import (
 )
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case
-from incidents.vocabulary import FACETS
+from incidents.selectors import cases as selectors
+from incidents.selectors.vocabulary import FACETS
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
 FILTER_PARAMETERS = [

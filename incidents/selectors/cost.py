@@ -18,8 +18,8 @@ from django.http import QueryDict
 
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case, CaseFacetLink, CostFigure, CostMetric, FacetValue
-from incidents.selectors import filter_cases
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.selectors.cases import filter_cases
+from incidents.selectors.vocabulary import FACETS, Vocabulary
 
 METRICS: list[str] = list(CostMetric.values)
 LEVELS = ("top", "all")  # top-level values only, or every value of the tree

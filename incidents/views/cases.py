@@ -8,9 +8,10 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from incidents import selectors, selectors_case
-from incidents.checks_catalog import checks_citing
 from incidents.models import Case, Source
+from incidents.selectors import cases as selectors
+from incidents.selectors import related as selectors_case
+from incidents.selectors.checks import checks_citing
 
 
 @dataclass(frozen=True)

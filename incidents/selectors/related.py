@@ -12,7 +12,7 @@ from django.db.models import Count
 from django.db.models.functions import Coalesce
 
 from incidents.models import Case, CaseFacetLink, Facet, FacetValue
-from incidents.vocabulary import FACETS
+from incidents.selectors.vocabulary import FACETS
 
 # "Similar" means a similar failure: the same organisation alone does not make two cases alike.
 SIMILARITY_FACETS: tuple[str, ...] = (

@@ -18,7 +18,7 @@ from incidents.models import (
     CaseRemediation,
     FacetValue,
 )
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.selectors.vocabulary import FACETS, Vocabulary
 
 
 @dataclass

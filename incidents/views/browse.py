@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from incidents import selectors_browse
 from incidents.models import FacetValue
-from incidents.vocabulary import Vocabulary
+from incidents.selectors import browse as selectors_browse
+from incidents.selectors.vocabulary import Vocabulary
 
 
 class FacetPathConverter:

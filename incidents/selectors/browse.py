@@ -13,8 +13,8 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, QuerySet
 
 from incidents.models import Case, CaseFacetLink, Facet, FacetAlias, FacetValue
-from incidents.selectors import direct_links_prefetch, filter_cases
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.selectors.cases import direct_links_prefetch, filter_cases
+from incidents.selectors.vocabulary import FACETS, Vocabulary
 
 # The URL segment of each facet's browse pages.
 FACET_PATHS: dict[str, str] = {

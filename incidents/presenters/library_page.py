@@ -17,8 +17,8 @@ from django.http import QueryDict
 
 from incidents.models import CaseFacetLink, Facet, FacetValue
 from incidents.search import Suggestion, suggest_filters
-from incidents.selectors import CaseListResult, FacetCount, filter_cases
-from incidents.vocabulary import FACETS
+from incidents.selectors.cases import CaseListResult, FacetCount, filter_cases
+from incidents.selectors.vocabulary import FACETS
 
 FACET_PARAMS = [param for _facet, param, _label in FACETS]
 FACET_OF_PARAM = {param: facet for facet, param, _label in FACETS}

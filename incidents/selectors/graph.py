@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from incidents import graph as g
 from incidents.models import Case, CaseFacetLink, CaseLesson, CaseRemediation, Facet
-from incidents.selectors import filter_cases
+from incidents.selectors.cases import filter_cases
 
 # Organisations are a filter, not a cause; the graph shows what failed, why, and what helped.
 GRAPH_FACETS = [Facet.ROOT_CAUSE, Facet.COMPONENT, Facet.SYMPTOM, Facet.CONTRIBUTING_FACTOR]

@@ -13,10 +13,11 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 
-from incidents import cost_chart, selectors_cost
 from incidents.models import CostMetric, Facet
-from incidents.selectors_browse import FACET_LABELS
-from incidents.vocabulary import FACETS
+from incidents.presenters import cost_chart
+from incidents.selectors import cost as selectors_cost
+from incidents.selectors.browse import FACET_LABELS
+from incidents.selectors.vocabulary import FACETS
 
 # An empty metric means: the one most of the selected cases report.
 DEFAULTS = {"by": Facet.ROOT_CAUSE, "metric": "", "level": "top"}

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from incidents import graph as g
-from incidents.selectors_graph import case_graph
+from incidents.selectors.graph import case_graph
 
 
 def _min_cases(request: HttpRequest) -> tuple[int, str | None]:

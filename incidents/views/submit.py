@@ -15,12 +15,12 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 
+from incidents.forms import SubmitCaseForm
 from incidents.models import Case
 from incidents.search import suggest_filters
+from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.case_submission import case_file_yaml, submit_case
 from incidents.services.library_entries import FACET_FIELDS, LibraryError
-from incidents.submit_forms import SubmitCaseForm
-from incidents.vocabulary import Vocabulary
 
 SESSION_KEY = "submitted_case"
 FIELD_OF_FACET = {facet: name for name, facet in FACET_FIELDS.items()}

@@ -22,8 +22,8 @@ from incidents.models import (
     Setting,
     SourceKind,
 )
+from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.library_entries import FACET_FIELDS, Problem
-from incidents.vocabulary import Vocabulary
 
 SOURCE_ROWS = 3
 FIGURE_ROWS = 3

@@ -14,7 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from incidents import library_page, selectors
+from incidents.presenters import library_page
+from incidents.selectors import cases as selectors
 
 REGION_ID = "library-region"
 SEARCH_INPUT_ID = "q"
