@@ -10,6 +10,7 @@ from django.http import QueryDict
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from incidents.facets import spec
 from incidents.models import Case, CostFigure, CostMetric
 from incidents.selectors import cost as selectors_cost
 from tests.bulk import add_cases
@@ -32,7 +33,7 @@ def costed(small_library: None) -> None:
 
 
 def _rows(query: str, facet: str, level: str = "top") -> dict[str, tuple[int, float, int]]:
-    view = selectors_cost.cost_by_facet(params=QueryDict(query), facet=facet, level=level)
+    view = selectors_cost.cost_by_facet(params=QueryDict(query), spec=spec(facet), level=level)
     return {
         r.value.slug: (
             r.cases,
@@ -48,7 +49,7 @@ def test_cases_and_reported_cost_per_value(costed: None) -> None:
         "hardware-fault": (2, 1000.0, 2),
         "software-bug": (1, 0.0, 0),  # reports interruptions only
     }
-    view = selectors_cost.cost_by_facet(params=QueryDict(""), facet="root_cause")
+    view = selectors_cost.cost_by_facet(params=QueryDict(""), spec=spec("root_cause"))
     bug = next(r for r in view.rows if r.value.slug == "software-bug")
     assert bug.metric(CostMetric.INTERRUPTIONS).total == 12.0
     assert view.total_cases == 3
@@ -77,12 +78,12 @@ def test_parent_values_count_their_subtree_and_level_all_shows_children(costed: 
 
 
 def test_without_a_metric_the_most_reported_one_is_charted(costed: None) -> None:
-    view = selectors_cost.cost_by_facet(params=QueryDict(""), facet="root_cause")
+    view = selectors_cost.cost_by_facet(params=QueryDict(""), spec=spec("root_cause"))
     assert (
         view.metric == CostMetric.GPU_HOURS_LOST
     )  # 2 cases report it, 1 downtime, 1 interruptions
     view = selectors_cost.cost_by_facet(
-        params=QueryDict("organisation=shanghai-ai-laboratory"), facet="root_cause"
+        params=QueryDict("organisation=shanghai-ai-laboratory"), spec=spec("root_cause")
     )
     assert view.metric == CostMetric.INTERRUPTIONS  # the only cost leaky-loader reports
 
@@ -90,7 +91,7 @@ def test_without_a_metric_the_most_reported_one_is_charted(costed: None) -> None
 def test_most_costly_first_not_most_frequent(costed: None) -> None:
     CostFigure.objects.filter(case__slug="flaky-network").update(value=5000.0)
     view = selectors_cost.cost_by_facet(
-        params=QueryDict(""), facet="symptom", metric=CostMetric.GPU_HOURS_LOST, level="all"
+        params=QueryDict(""), spec=spec("symptom"), metric=CostMetric.GPU_HOURS_LOST, level="all"
     )
     # nccl-timeout has 2 cases and 5,000 GPU-hours; job-crash 2 cases and 5,900; ecc-error 1 and 900
     assert [r.value.slug for r in view.rows] == ["job-crash", "nccl-timeout", "ecc-error"]

@@ -20,9 +20,9 @@ def _cases() -> list[CaseNode]:
     gpu = Linked("component", "gpu", "GPU")
     nccl = Linked("symptom", "nccl-timeout", "NCCL timeout")
     return [
-        CaseNode("a", "Case A", "/cases/a/", [gpu, nccl, restart]),
-        CaseNode("b", "Case B", "/cases/b/", [gpu, restart, Linked("lesson", "weigh", "Weigh")]),
-        CaseNode("c", "Case C", "/cases/c/", [nccl, Linked("component", "etcd", "etcd")]),
+        CaseNode("a", "Case A", [gpu, nccl, restart]),
+        CaseNode("b", "Case B", [gpu, restart, Linked("lesson", "weigh", "Weigh")]),
+        CaseNode("c", "Case C", [nccl, Linked("component", "etcd", "etcd")]),
     ]
 
 
@@ -73,4 +73,4 @@ def test_cytoscape_elements_are_stable() -> None:
 
 def test_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown node kind 'organisation'"):
-        build_graph([CaseNode("a", "A", "/", [Linked("organisation", "x", "X")])])
+        build_graph([CaseNode("a", "A", [Linked("organisation", "x", "X")])])

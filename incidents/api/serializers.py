@@ -1,4 +1,4 @@
-"""JSON shapes of the API: a case row, the full case card, facet counts."""
+"""JSON shapes of the API: a case row, the full case card, facet counts (keys from the registry)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,9 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from incidents.models import Case, FacetValue
+from incidents.facets import FACETS
+from incidents.models import Case
 from incidents.selectors.cases import values_by_facet
-from incidents.selectors.vocabulary import FACETS
-
-
-class FacetValueRefSerializer(serializers.ModelSerializer[FacetValue]):
-    class Meta:
-        model = FacetValue
-        fields = ["slug", "name"]
 
 
 class PeriodSerializer(serializers.Serializer[Case]):
@@ -30,14 +24,14 @@ class PeriodSerializer(serializers.Serializer[Case]):
 _FACETS_SCHEMA = {
     "type": "object",
     "properties": {
-        param: {
+        spec.param: {
             "type": "array",
             "items": {
                 "type": "object",
                 "properties": {"slug": {"type": "string"}, "name": {"type": "string"}},
             },
         }
-        for _facet, param, _label in FACETS
+        for spec in FACETS
     },
 }
 
@@ -54,8 +48,8 @@ class FacetsField(serializers.Field):  # type: ignore[type-arg]
     def to_representation(self, case: Case) -> dict[str, list[dict[str, str]]]:
         grouped = values_by_facet(case)
         return {
-            param: [{"slug": v.slug, "name": v.name} for v in grouped[facet]]
-            for facet, param, _label in FACETS
+            spec.param: [{"slug": v.slug, "name": v.name} for v in grouped[spec.facet]]
+            for spec in FACETS
         }
 
 
@@ -139,8 +133,7 @@ class FacetCountSerializer(serializers.Serializer[Any]):
     excluded = serializers.BooleanField()
 
     def get_parent(self, item: Any) -> str | None:
-        parent = item.value.parent
-        return parent.slug if parent else None
+        return item.parent.slug if item.parent else None
 
 
 class FacetGroupSerializer(serializers.Serializer[Any]):

@@ -1,89 +1,29 @@
-"""What the library page shows, computed from a case list: chips, suggestions, facet trees, links.
-
-Every link is built from the *valid* filters of the request (unknown values are reported, not
-carried along), so each click gives a clean, shareable URL.
+"""What the library page shows, made from what the selectors read: chips, suggestions, facet trees,
+case rows, pagination, messages. No queries here; every link comes from the page's QueryState.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
-from django.db.models import Count
-from django.http import QueryDict
+from django.core.paginator import Page
 
-from incidents.models import CaseFacetLink, Facet, FacetValue
-from incidents.search import Suggestion, suggest_filters
-from incidents.selectors.cases import CaseListResult, FacetCount, filter_cases
-from incidents.selectors.vocabulary import FACETS
-
-FACET_PARAMS = [param for _facet, param, _label in FACETS]
-FACET_OF_PARAM = {param: facet for facet, param, _label in FACETS}
-# The sentence the remaining suggestions come from, once `q` was turned into filters.
-SENTENCE_PARAM = "words"
+from incidents import facets
+from incidents.facets import FACETS, FacetSpec
+from incidents.models import Case, FacetValue
+from incidents.presenters.query_state import Chip, QueryState
+from incidents.selectors.cases import CaseListResult, values_by_facet
+from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
+from incidents.selectors.vocabulary import Vocabulary
+from incidents.suggest import Suggestion
 
 
 @dataclass(frozen=True)
-class PageState:
-    """The page's parameters: text, facet selections (include and `not_`), sentence and page."""
-
-    q: str = ""
-    sentence: str = ""
-    selected: tuple[tuple[str, str], ...] = ()  # (parameter, slug), in the order given
-    page: int = 1
-
-    def querystring(self) -> str:
-        pairs: list[tuple[str, str]] = []
-        if self.q:
-            pairs.append(("q", self.q))
-        pairs.extend(self.selected)
-        if self.sentence:
-            pairs.append((SENTENCE_PARAM, self.sentence))
-        if self.page > 1:
-            pairs.append(("page", str(self.page)))
-        return f"?{urlencode(pairs)}"
-
-    def has(self, name: str, slug: str) -> bool:
-        return (name, slug) in self.selected
-
-    def replace(self, **changes: Any) -> PageState:
-        """A copy with the changes; back on the first page unless a page is given."""
-        changes.setdefault("page", 1)
-        return dataclasses.replace(self, **changes)
-
-    def toggled(self, param: str, slug: str) -> PageState:
-        """With the value included (or no longer, if it was); never both included and excluded."""
-        kept = tuple(s for s in self.selected if s not in ((param, slug), (f"not_{param}", slug)))
-        if self.has(param, slug):
-            return self.replace(selected=kept)
-        return self.replace(selected=(*kept, (param, slug)))
-
-    def excluded(self, param: str, slug: str) -> PageState:
-        """With the value excluded (or no longer, if it was)."""
-        kept = tuple(s for s in self.selected if s not in ((param, slug), (f"not_{param}", slug)))
-        if self.has(f"not_{param}", slug):
-            return self.replace(selected=kept)
-        return self.replace(selected=(*kept, (f"not_{param}", slug)))
-
-    def without(self, name: str, slug: str) -> PageState:
-        return self.replace(selected=tuple(s for s in self.selected if s != (name, slug)))
-
-
-@dataclass
-class Chip:
-    """An applied filter: what it is, and the link that removes it."""
-
-    facet_label: str
-    text: str
-    excluded: bool
-    remove_url: str
-
-
-@dataclass
 class SuggestionLink:
+    """A suggested filter, the cases following it gives, and the link that applies it."""
+
     suggestion: Suggestion
     count: int
     url: str
@@ -99,168 +39,92 @@ class FacetNode:
     children: list[FacetNode] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(frozen=True)
 class FacetTree:
-    param: str
-    label: str
+    spec: FacetSpec
     roots: list[FacetNode]
     active: bool
 
 
-@dataclass
-class RowValues:
-    """A listed case's own values of one facet, each with a link to the cases that share it."""
+@dataclass(frozen=True)
+class ValueLinks:
+    """A case's own values of one facet, each with a link to the cases that share it."""
 
-    label: str
+    spec: FacetSpec
     links: list[tuple[FacetValue, str]]
 
 
-def state_from(result: CaseListResult, params: QueryDict) -> PageState:
-    """The page state made of the request's valid filters."""
-    selected = tuple(
-        (f"not_{param}" if excluded else param, slug)
-        for param, excluded, slugs in result.filterset.active_values()
-        for slug in slugs
-    )
-    page = result.page.number
-    return PageState(
-        q=params.get("q", "").strip(),
-        sentence="" if params.get("q", "").strip() else params.get(SENTENCE_PARAM, "").strip(),
-        selected=selected,
-        page=page,
-    )
+@dataclass(frozen=True)
+class CaseRow:
+    """A listed case: who reported it (the facets that are not about the failure, shown in its
+    meta line) and its failure facets' values, all linked to the cases sharing them."""
+
+    case: Case
+    meta: list[tuple[FacetValue, str]]
+    facets: list[ValueLinks]
 
 
-def unknown_values(result: CaseListResult, params: QueryDict) -> list[str]:
-    """Sentences naming each facet value in the request that the library does not have."""
-    vocabulary = result.filterset.vocabulary
+def chips(state: QueryState, vocabulary: Vocabulary) -> list[Chip]:
+    return state.chips(vocabulary.by_slug)
+
+
+def unknown_values(
+    vocabulary: Vocabulary, errors: Mapping[str, list[str]], params: Any
+) -> list[str]:
+    """Sentences naming each facet value in the request that the library does not have, and any
+    other parameter that was not used."""
     messages = []
-    for facet, param, _label in FACETS:
-        for name in (param, f"not_{param}"):
+    for spec in FACETS:
+        for name in spec.params:
             for slug in params.getlist(name):
-                if vocabulary.get(facet, slug) is None:
+                if vocabulary.get(spec.facet, slug) is None:
                     messages.append(
-                        f"There is no {Facet(facet).label.lower()} “{slug}” in the library"
+                        f"There is no {spec.label.lower()} “{slug}” in the library"
                         f" (parameter {name}); that filter was left out."
                     )
-    facet_names = {n for p in FACET_PARAMS for n in (p, f"not_{p}")}
-    for name, errors in result.errors.items():
-        if name not in facet_names:
-            messages.append(f"The {name} parameter was not used: {' '.join(errors)}")
+    for name, problems in errors.items():
+        if facets.spec_of_param(name) is None:
+            messages.append(f"The {name} parameter was not used: {' '.join(problems)}")
     return messages
 
 
-def chips(state: PageState, result: CaseListResult) -> list[Chip]:
-    vocabulary = result.filterset.vocabulary
-    found = []
-    if state.q:
-        found.append(Chip("Search", state.q, False, state.replace(q="").querystring()))
-    for name, slug in state.selected:
-        param = name.removeprefix("not_")
-        value = vocabulary.get(FACET_OF_PARAM[param], slug)
-        if value is not None:
-            found.append(
-                Chip(
-                    Facet(value.facet).label,
-                    value.name,
-                    name != param,
-                    state.without(name, slug).querystring(),
-                )
-            )
-    return found
+def suggestion_links(
+    state: QueryState, suggestions: list[CountedSuggestion]
+) -> list[SuggestionLink]:
+    """Links that turn the search words (or the sentence they came from) into each suggestion.
 
-
-def what_if_counts(result: CaseListResult) -> dict[tuple[str, str], int]:
-    return {(g.param, item.value.slug): item.count for g in result.facets for item in g.values}
-
-
-def suggestions(state: PageState, result: CaseListResult) -> list[SuggestionLink]:
-    """Facet values found in the search words (or the sentence they came from), not yet applied.
-
-    Following one turns the words into that filter: the text search is dropped, and the sentence
-    is kept only while it still names values to suggest.
+    Following one drops the text search, and keeps the sentence only while it still names
+    other values to suggest.
     """
-    source = state.q or state.sentence
-    if not source:
-        return []
-    param_of = {facet: param for facet, param, _label in FACETS}
-    found = [
-        s
-        for s in suggest_filters(
-            source, with_counts=False, values=result.filterset.vocabulary.values.values()
-        )
-        if not state.has(param_of[s.facet], s.value.slug)
-        and not state.has(f"not_{param_of[s.facet]}", s.value.slug)
-    ]
-    counts = _counts_without_text(state, result, found)
+    source = state.q or state.words
     links = []
-    for suggestion in found:
-        param = param_of[suggestion.facet]
-        others = [s for s in found if s is not suggestion]
-        after = state.toggled(param, suggestion.value.slug).replace(
-            q="", sentence=source if others else ""
+    for counted in suggestions:
+        value = counted.suggestion.value
+        others = len(suggestions) > 1
+        after = state.toggled(facets.spec(value.facet).param, value.slug).replace(
+            q="", words=source if others else ""
         )
-        links.append(
-            SuggestionLink(
-                suggestion, counts.get((param, suggestion.value.slug), 0), after.querystring()
-            )
-        )
+        links.append(SuggestionLink(counted.suggestion, counted.count, after.href()))
     return links
 
 
-def _counts_without_text(
-    state: PageState, result: CaseListResult, found: list[Suggestion]
-) -> dict[tuple[str, str], int]:
-    """What following each suggestion gives: its facet's "what if" count, without the text filter.
-
-    One grouped query per facet that has suggestions (at most five), whatever the number of cases.
-    """
-    counts: dict[tuple[str, str], int] = {}
-    vocabulary = result.filterset.vocabulary
-    for facet, param, _label in FACETS:
-        ids = [s.value.id for s in found if s.facet == facet]
-        if not ids:
-            continue
-        others = state.replace(q="", sentence="")
-        others = others.replace(
-            selected=tuple(s for s in others.selected if s[0].removeprefix("not_") != param)
-        )
-        params = QueryDict(others.querystring().lstrip("?"))
-        cases = filter_cases(params=params, vocabulary=vocabulary).qs
-        by_id = dict(
-            CaseFacetLink.objects.filter(case__in=cases.values("id"), value_id__in=ids)
-            .values_list("value_id")
-            .annotate(n=Count("case_id"))
-            .values_list("value_id", "n")
-        )
-        for value_id, n in by_id.items():
-            counts[(param, vocabulary.values[value_id].slug)] = n
-    return counts
-
-
-def facet_trees(state: PageState, result: CaseListResult) -> list[FacetTree]:
+def facet_trees(state: QueryState, groups: list[FacetGroup]) -> list[FacetTree]:
     """Each facet as a tree; values that would give no case (and are not applied) are left out."""
     trees = []
-    for group in result.facets:
+    for group in groups:
         roots: list[FacetNode] = []
         stack: list[FacetNode] = []
         for item in group.values:
             node = FacetNode(
                 item,
-                state.toggled(group.param, item.value.slug).querystring(),
-                state.excluded(group.param, item.value.slug).querystring(),
+                state.toggled(group.param, item.value.slug).href(),
+                state.toggled_exclusion(group.param, item.value.slug).href(),
             )
             del stack[item.depth :]
             (stack[-1].children if stack else roots).append(node)
             stack.append(node)
-        trees.append(
-            FacetTree(
-                group.param,
-                group.label,
-                _visible(roots),
-                any(i.selected or i.excluded for i in group.values),
-            )
-        )
+        active = any(i.selected or i.excluded for i in group.values)
+        trees.append(FacetTree(group.spec, _visible(roots), active))
     return trees
 
 
@@ -273,20 +137,57 @@ def _visible(nodes: list[FacetNode]) -> list[FacetNode]:
     return kept
 
 
-def row_values(values: Mapping[str, list[FacetValue]]) -> list[RowValues]:
-    """A case's values per facet (organisations are shown apart), linked to their cases."""
+def case_rows(page: Page[Case]) -> list[CaseRow]:
+    """The listed cases with their values linked to the library filtered by each."""
     rows = []
-    for facet, param, _label in FACETS:
-        if facet == Facet.ORGANISATION or not values.get(facet):
-            continue
-        links = [(v, PageState(selected=((param, v.slug),)).querystring()) for v in values[facet]]
-        rows.append(RowValues(Facet(facet).label, links))
+    for case in page.object_list:
+        links = {
+            facet: [(v, QueryState().including(v).href()) for v in values]
+            for facet, values in values_by_facet(case).items()
+        }
+        rows.append(
+            CaseRow(
+                case,
+                meta=[link for spec in FACETS if not spec.failure for link in links[spec.facet]],
+                facets=[
+                    ValueLinks(spec, links[spec.facet])
+                    for spec in FACETS
+                    if spec.failure and links[spec.facet]
+                ],
+            )
+        )
     return rows
 
 
-def page_links(state: PageState, result: CaseListResult) -> list[tuple[int, str, bool]]:
+def page_links(state: QueryState, page: Page[Case]) -> list[tuple[int, str, bool]]:
     """(number, url, current?) for every page; lists are short, so every page is shown."""
     return [
-        (number, state.replace(page=number).querystring(), number == result.page.number)
-        for number in result.page.paginator.page_range
+        (number, state.replace(page=number).href(), number == page.number)
+        for number in page.paginator.page_range
     ]
+
+
+def context(
+    result: CaseListResult,
+    state: QueryState,
+    suggestions: list[CountedSuggestion],
+    params: Any,
+) -> dict[str, Any]:
+    """Everything the library page's template shows."""
+    page = result.page
+    vocabulary = result.query.vocabulary
+    return {
+        "result": result,
+        "state": state,
+        "rows": case_rows(page),
+        "chips": chips(state, vocabulary),
+        "clear_url": QueryState().href(),
+        "suggestions": suggestion_links(state, suggestions),
+        "trees": facet_trees(state, result.facets),
+        "unknown": unknown_values(vocabulary, result.errors, params),
+        "page_links": page_links(state, page),
+        "prev_url": (
+            state.replace(page=page.previous_page_number()).href() if page.has_previous() else ""
+        ),
+        "next_url": state.replace(page=page.next_page_number()).href() if page.has_next() else "",
+    }

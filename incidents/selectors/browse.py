@@ -12,19 +12,12 @@ from dataclasses import dataclass, field
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, QuerySet
 
-from incidents.models import Case, CaseFacetLink, Facet, FacetAlias, FacetValue
-from incidents.selectors.cases import direct_links_prefetch, filter_cases
-from incidents.selectors.vocabulary import FACETS, Vocabulary
+from incidents.facets import FACETS, FacetSpec
+from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
+from incidents.selectors.cases import case_queryset, with_facet_values
+from incidents.selectors.facet_counts import value_counts
+from incidents.selectors.vocabulary import Vocabulary
 
-# The URL segment of each facet's browse pages.
-FACET_PATHS: dict[str, str] = {
-    Facet.ROOT_CAUSE: "root-causes",
-    Facet.COMPONENT: "components",
-    Facet.SYMPTOM: "symptoms",
-    Facet.CONTRIBUTING_FACTOR: "contributing-factors",
-    Facet.ORGANISATION: "organisations",
-}
-FACET_LABELS: dict[str, str] = {facet: label for facet, _param, label in FACETS}
 CO_OCCURRING_PER_FACET = 6
 
 
@@ -39,8 +32,9 @@ class TreeNode:
 
 @dataclass(frozen=True)
 class FacetSummary:
-    facet: str
-    label: str
+    """A facet with its number of values and of cases tagged with any of them."""
+
+    spec: FacetSpec
     values: int
     cases: int
 
@@ -55,8 +49,7 @@ class CoOccurrence:
 
 @dataclass(frozen=True)
 class CoOccurringGroup:
-    facet: str
-    label: str
+    spec: FacetSpec
     items: list[CoOccurrence]
 
 
@@ -64,22 +57,13 @@ class CoOccurringGroup:
 class ValuePage:
     """Everything the page of one facet value shows."""
 
+    spec: FacetSpec
     value: FacetValue
     ancestors: list[FacetValue]  # root first, without the value itself
     children: list[TreeNode]
     aliases: list[str]
     cases: Page[Case]
     co_occurring: list[CoOccurringGroup]
-
-
-def _subtree_counts(facet: str) -> dict[int, int]:
-    """Distinct cases per value of a facet, descendants included (implied links), in one query."""
-    return dict(
-        CaseFacetLink.objects.filter(value__facet=facet)
-        .values_list("value_id")
-        .annotate(n=Count("case_id"))
-        .values_list("value_id", "n")
-    )
 
 
 def _build(
@@ -95,10 +79,11 @@ def _build(
     ]
 
 
-def facet_tree(*, facet: str, vocabulary: Vocabulary | None = None) -> list[TreeNode]:
+def facet_tree(*, spec: FacetSpec, vocabulary: Vocabulary | None = None) -> list[TreeNode]:
     """A facet's values as a tree (alphabetical at each level), each with its case count."""
     vocabulary = vocabulary or Vocabulary.load()
-    return _build(vocabulary, vocabulary.roots(facet), _subtree_counts(facet))
+    counts = value_counts(CaseFacetLink.objects.filter(value__facet=spec.facet))
+    return _build(vocabulary, vocabulary.roots(spec.facet), counts)
 
 
 def facet_summaries(*, vocabulary: Vocabulary | None = None) -> list[FacetSummary]:
@@ -111,36 +96,30 @@ def facet_summaries(*, vocabulary: Vocabulary | None = None) -> list[FacetSummar
         .values_list("value__facet", "n")
     )
     return [
-        FacetSummary(facet, label, len(vocabulary.in_tree_order(facet)), tagged.get(facet, 0))
-        for facet, _param, label in FACETS
+        FacetSummary(spec, len(vocabulary.in_tree_order(spec.facet)), tagged.get(spec.facet, 0))
+        for spec in FACETS
     ]
 
 
 def facet_value_page(
-    *, facet: str, slug: str, page: int | str = 1, per_page: int = 25
+    *, spec: FacetSpec, slug: str, page: int | str = 1, per_page: int = 25
 ) -> ValuePage:
     """One value: its place in the tree, aliases, cases (newest first) and co-occurring values.
 
     Raises FacetValue.DoesNotExist for an unknown slug. The number of queries is fixed.
     """
     vocabulary = Vocabulary.load()
-    value = vocabulary.get(facet, slug)
+    value = vocabulary.get(spec.facet, slug)
     if value is None:
-        raise FacetValue.DoesNotExist(f"No {facet} value with slug {slug!r}")
+        raise FacetValue.DoesNotExist(f"No {spec.facet} value with slug {slug!r}")
     children = vocabulary.children.get(value.id, [])
     child_counts = (
-        dict(
-            CaseFacetLink.objects.filter(value__in=children)
-            .values_list("value_id")
-            .annotate(n=Count("case_id"))
-            .values_list("value_id", "n")
-        )
-        if children
-        else {}
+        value_counts(CaseFacetLink.objects.filter(value__in=children)) if children else {}
     )
-    cases = filter_cases(params={facet: [slug]}, vocabulary=vocabulary).qs
-    paginator = Paginator(cases.prefetch_related(direct_links_prefetch()), per_page)
+    cases = case_queryset(params={spec.param: [slug]}, vocabulary=vocabulary).queryset
+    paginator = Paginator(with_facet_values(cases), per_page)
     return ValuePage(
+        spec=spec,
         value=value,
         ancestors=vocabulary.path(value)[:-1],
         children=[TreeNode(child, child_counts.get(child.id, 0)) for child in children],
@@ -148,30 +127,28 @@ def facet_value_page(
             FacetAlias.objects.filter(value=value).values_list("text", flat=True), key=str.lower
         ),
         cases=paginator.get_page(page),
-        co_occurring=_co_occurring(facet, cases, vocabulary),
+        co_occurring=_co_occurring(spec, cases, vocabulary),
     )
 
 
 def _co_occurring(
-    facet: str, cases: QuerySet[Case], vocabulary: Vocabulary
+    spec: FacetSpec, cases: QuerySet[Case], vocabulary: Vocabulary
 ) -> list[CoOccurringGroup]:
     """The values of the other facets that the given cases are most often tagged with."""
-    rows = (
-        CaseFacetLink.objects.filter(direct=True, case__in=cases.values("id"))
-        .exclude(value__facet=facet)
-        .values_list("value_id")
-        .annotate(n=Count("case_id"))
-        .values_list("value_id", "n")
+    rows = value_counts(
+        CaseFacetLink.objects.filter(direct=True, case__in=cases.values("id")).exclude(
+            value__facet=spec.facet
+        )
     )
     by_facet: dict[str, list[CoOccurrence]] = {}
-    for value_id, count in rows:
+    for value_id, count in rows.items():
         other = vocabulary.values[value_id]
         by_facet.setdefault(other.facet, []).append(CoOccurrence(other, count))
     groups = []
-    for other_facet, _param, label in FACETS:
+    for other_spec in FACETS:
         items = sorted(
-            by_facet.get(other_facet, []), key=lambda c: (-c.count, c.value.name.lower())
+            by_facet.get(other_spec.facet, []), key=lambda c: (-c.count, c.value.name.lower())
         )
         if items:
-            groups.append(CoOccurringGroup(other_facet, label, items[:CO_OCCURRING_PER_FACET]))
+            groups.append(CoOccurringGroup(other_spec, items[:CO_OCCURRING_PER_FACET]))
     return groups

@@ -1,14 +1,20 @@
-"""Reads: case lists with facet counts, and case detail. Every page and the API go through here."""
+"""Reads of cases: the one filter path, the library's list with counts, and a case's card.
+
+`case_queryset(params=...)` is the one way to get the cases a request's filters select: the pages,
+the cost view, the graph and the API all call it (or `case_list`, built on it), and none builds
+its own queryset. Query counts never depend on the number of cases.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Prefetch, QuerySet
-from django.http import QueryDict
+from django.db.models import Prefetch, QuerySet
 
+from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
 from incidents.models import (
     Case,
@@ -18,45 +24,53 @@ from incidents.models import (
     CaseRemediation,
     FacetValue,
 )
-from incidents.selectors.vocabulary import FACETS, Vocabulary
+from incidents.selectors.facet_counts import FacetGroup, facet_groups
+from incidents.selectors.prefetch import prefetched
+from incidents.selectors.vocabulary import Vocabulary
+
+Params = Mapping[str, Any] | None
 
 
-@dataclass
-class FacetCount:
-    """One facet value with the number of cases the current filters would give if it were added."""
+@dataclass(frozen=True)
+class CaseQuery:
+    """The cases a request's filters select, the filter errors, and the bound FilterSet."""
 
-    value: FacetValue
-    count: int
-    depth: int
-    selected: bool
-    excluded: bool
-
-
-@dataclass
-class FacetGroup:
-    facet: str
-    param: str
-    label: str
-    values: list[FacetCount]
-
-
-@dataclass
-class CaseListResult:
-    """The filtered cases, one page of them, counts per facet value, and any filter errors."""
-
+    queryset: QuerySet[Case]
+    errors: dict[str, list[str]]
     filterset: CaseFilterSet
-    cases: QuerySet[Case]
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return self.filterset.vocabulary
+
+
+def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> CaseQuery:
+    """Apply the one FilterSet to the request's parameters: the filtered cases, newest first
+    (best match first with `q`), and the errors of the values it had to leave out."""
+    filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
+    errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
+    return CaseQuery(filterset.qs, errors, filterset)
+
+
+@dataclass(frozen=True)
+class CaseListResult:
+    """The filtered cases, one page of them (facet values prefetched), and counts per facet."""
+
+    query: CaseQuery
     page: Page[Case]
     facets: list[FacetGroup]
-    errors: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
         return self.page.paginator.count
 
+    @property
+    def errors(self) -> dict[str, list[str]]:
+        return self.query.errors
+
 
 def direct_links_prefetch() -> Prefetch[Any]:
-    """Prefetch a case's own facet values (not the implied ancestors), with the values."""
+    """Prefetch a case's own facet values (not the implied ancestors) as `direct_links`."""
     return Prefetch(
         "links",
         queryset=CaseFacetLink.objects.filter(direct=True)
@@ -66,62 +80,20 @@ def direct_links_prefetch() -> Prefetch[Any]:
     )
 
 
-def filter_cases(
-    *, params: QueryDict | dict[str, Any] | None, vocabulary: Vocabulary | None = None
-) -> CaseFilterSet:
-    """Bind the one FilterSet to the request's parameters."""
-    return CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
+def with_facet_values(cases: QuerySet[Case]) -> QuerySet[Case]:
+    """The cases with what a row of a list shows (their own facet values) prefetched."""
+    return cases.prefetch_related(direct_links_prefetch())
 
 
-def case_list(
-    *, params: QueryDict | dict[str, Any] | None, page: int | str = 1, per_page: int = 20
-) -> CaseListResult:
-    """Filtered cases, newest first, paginated, with "what if" counts for every facet value.
+def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> CaseListResult:
+    """Filtered cases, paginated, with "what if" counts for every facet value.
 
     Each facet is counted on the cases filtered by all the other facets (and by its own
     exclusions), so a count says how many cases one more click on that value would keep.
-    The number of queries does not depend on the number of cases.
     """
-    vocabulary = Vocabulary.load()
-    filterset = filter_cases(params=params, vocabulary=vocabulary)
-    filterset.is_valid()
-    errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
-    cases = filterset.filter_queryset_without(Case.objects.all(), skip="")
-    listed = cases.prefetch_related(direct_links_prefetch())
-    paginator = Paginator(listed, per_page)
-    page_obj = paginator.get_page(page)
-    selected = {
-        (param, slug): excluded
-        for param, excluded, slugs in filterset.active_values()
-        for slug in slugs
-    }
-    groups: list[FacetGroup] = []
-    for facet, param, label in FACETS:
-        base = filterset.filter_queryset_without(Case.objects.all(), skip=param)
-        counts = dict(
-            CaseFacetLink.objects.filter(case__in=base.values("id"), value__facet=facet)
-            .values_list("value_id")
-            .annotate(n=Count("case_id"))
-            .values_list("value_id", "n")
-        )
-        groups.append(
-            FacetGroup(
-                facet=facet,
-                param=param,
-                label=label,
-                values=[
-                    FacetCount(
-                        value=value,
-                        count=counts.get(value.id, 0),
-                        depth=vocabulary.depth(value),
-                        selected=selected.get((param, value.slug)) is False,
-                        excluded=selected.get((param, value.slug)) is True,
-                    )
-                    for value in vocabulary.in_tree_order(facet)
-                ],
-            )
-        )
-    return CaseListResult(filterset, cases, page_obj, groups, errors)
+    query = case_queryset(params=params)
+    page_obj = Paginator(with_facet_values(query.queryset), per_page).get_page(page)
+    return CaseListResult(query, page_obj, facet_groups(query.filterset))
 
 
 def case_detail(*, slug: str) -> Case:
@@ -154,9 +126,14 @@ def case_detail_queryset() -> QuerySet[Case]:
     )
 
 
+def own_values(case: Case) -> list[FacetValue]:
+    """The facet values a case is tagged with (its direct links); raises if not prefetched."""
+    return [link.value for link in prefetched(case, "direct_links")]
+
+
 def values_by_facet(case: Case) -> dict[str, list[FacetValue]]:
-    """A prefetched case's own facet values grouped by facet."""
-    grouped: dict[str, list[FacetValue]] = {facet: [] for facet, _p, _l in FACETS}
-    for link in getattr(case, "direct_links", []):
-        grouped[link.value.facet].append(link.value)
+    """A case's own facet values grouped by facet; raises MissingPrefetch if not prefetched."""
+    grouped: dict[str, list[FacetValue]] = {spec.facet: [] for spec in FACETS}
+    for value in own_values(case):
+        grouped[value.facet].append(value)
     return grouped

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from incidents.models import Facet
+from incidents.facets import ORGANISATION
 from incidents.services.library_files import read_library
 
 CASES_FILE = Path(__file__).resolve().parent.parent / "audit" / "library_cases.json"
@@ -19,12 +19,12 @@ CASES_FILE = Path(__file__).resolve().parent.parent / "audit" / "library_cases.j
 def export_cases(fixtures: Path) -> str:
     """The JSON text of every case in `fixtures`: slug -> title, organisation names, summary."""
     data = read_library([fixtures])
-    organisation_names = {v.slug: v.name for v in data.vocabulary if v.facet == Facet.ORGANISATION}
+    organisation_names = {v.slug: v.name for v in data.vocabulary if v.facet == ORGANISATION.facet}
     cases = {
         case.slug: {
             "title": case.title,
             "organisation": ", ".join(
-                organisation_names.get(slug, slug) for slug in case.facets[Facet.ORGANISATION]
+                organisation_names.get(slug, slug) for slug in case.facets[ORGANISATION.facet]
             ),
             "summary": " ".join(case.summary.split()),
         }

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
+from incidents import facets
 from incidents.models import (
     ActionItem,
     Case,
@@ -27,7 +28,6 @@ from incidents.models import (
 )
 from incidents.services.facet_links import refresh_implied_links
 from incidents.services.library_entries import (
-    FACET_FIELDS,
     CaseEntry,
     LibraryData,
     LibraryError,
@@ -49,7 +49,6 @@ LINK_MODELS: dict[str, Any] = {
     "action_items": CaseActionItem,
     "lessons": CaseLesson,
 }
-FACET_LABEL = {facet: key for key, facet in FACET_FIELDS.items()}
 
 
 @dataclass
@@ -268,7 +267,7 @@ def _check_case_references(
                         Problem(
                             case.file,
                             label,
-                            f"{FACET_LABEL[facet]}[{index}]",
+                            f"{facets.spec(facet).fixture_key}[{index}]",
                             f"{slug!r} is not a known {facet.replace('_', ' ')} value",
                         )
                     )

@@ -15,7 +15,9 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
 from incidents.presenters import library_page
-from incidents.selectors import cases as selectors
+from incidents.presenters.query_state import QueryState
+from incidents.selectors.cases import case_list as select_cases
+from incidents.selectors.facet_counts import suggestions_for
 
 REGION_ID = "library-region"
 SEARCH_INPUT_ID = "q"
@@ -24,38 +26,15 @@ FORM_ID = "library-form"
 
 def case_list(request: HttpRequest) -> HttpResponse:
     """The library: filtered cases, newest first (best match first with words), with live counts."""
-    result = selectors.case_list(params=request.GET, page=request.GET.get("page", 1))
-    state = library_page.state_from(result, request.GET)
+    result = select_cases(params=request.GET, page=request.GET.get("page", 1))
+    filterset = result.query.filterset
+    state = QueryState.of(filterset, request.GET, page=result.page.number)
+    suggestions = suggestions_for(filterset, state.q or state.words)
     htmx: Any = getattr(request, "htmx", None)
     partial = bool(htmx) and not htmx.history_restore_request and htmx.target == REGION_ID
-    rows = []
-    for case in result.page.object_list:
-        values = selectors.values_by_facet(case)
-        rows.append((case, values, library_page.row_values(values)))
-    page = result.page
-    context = {
-        "result": result,
-        "state": state,
-        "rows": rows,
-        "chips": library_page.chips(state, result),
-        "clear_url": library_page.PageState().querystring(),
-        # The same filters for the cost view and the graph (they take the same parameters).
-        "filters_query": state.replace(sentence="").querystring().rstrip("?"),
-        "suggestions": library_page.suggestions(state, result),
-        "trees": library_page.facet_trees(state, result),
-        "unknown": library_page.unknown_values(result, request.GET),
-        "page_links": library_page.page_links(state, result),
-        "prev_url": (
-            state.replace(page=page.previous_page_number()).querystring()
-            if page.has_previous()
-            else ""
-        ),
-        "next_url": (
-            state.replace(page=page.next_page_number()).querystring() if page.has_next() else ""
-        ),
-        # Typing in the search box must not replace the box being typed in.
-        "refresh_search_box": partial and htmx.trigger not in (SEARCH_INPUT_ID, FORM_ID),
-    }
+    context = library_page.context(result, state, suggestions, request.GET)
+    # Typing in the search box must not replace the box being typed in.
+    context["refresh_search_box"] = partial and htmx.trigger not in (SEARCH_INPUT_ID, FORM_ID)
     template = "incidents/case_list.html#htmx_response" if partial else "incidents/case_list.html"
     response = render(request, template, context)
     patch_vary_headers(response, ["HX-Request"])

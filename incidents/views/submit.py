@@ -15,15 +15,15 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 
+from incidents import facets
 from incidents.forms import SubmitCaseForm
 from incidents.models import Case
-from incidents.search import suggest_filters
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.case_submission import case_file_yaml, submit_case
-from incidents.services.library_entries import FACET_FIELDS, LibraryError
+from incidents.services.library_entries import LibraryError
+from incidents.suggest import suggest_filters
 
 SESSION_KEY = "submitted_case"
-FIELD_OF_FACET = {facet: name for name, facet in FACET_FIELDS.items()}
 
 
 def _initial(form: SubmitCaseForm, data: QueryDict) -> dict[str, Any]:
@@ -46,11 +46,9 @@ def submit(request: HttpRequest) -> HttpResponse:
         form = SubmitCaseForm(vocabulary=vocabulary)
     elif request.POST.get("action") == "suggest":
         data = request.POST.copy()
-        suggestions = suggest_filters(
-            data.get("text", ""), with_counts=False, values=vocabulary.values.values()
-        )
+        suggestions = suggest_filters(data.get("text", ""), values=vocabulary.values.values())
         for suggestion in suggestions:
-            name = FIELD_OF_FACET[suggestion.facet]
+            name = facets.spec(suggestion.facet).fixture_key
             if suggestion.value.slug not in data.getlist(name):
                 data.appendlist(name, suggestion.value.slug)
         blank = SubmitCaseForm(vocabulary=vocabulary)
