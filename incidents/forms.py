@@ -14,25 +14,13 @@ from django import forms
 from django.utils.text import slugify
 
 from incidents.facets import FACETS
-from incidents.models import (
-    ActionItem,
-    CaseKind,
-    CostMetric,
-    Lesson,
-    Remediation,
-    Setting,
-    SourceKind,
-)
+from incidents.models import CaseKind, CostMetric, Setting, SourceKind
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.library_entries import Problem
+from incidents.services.library_load import SHARED_MODELS
 
 SOURCE_ROWS = 3
 FIGURE_ROWS = 3
-SHARED_MODELS: dict[str, Any] = {
-    "remediations": Remediation,
-    "action_items": ActionItem,
-    "lessons": Lesson,
-}
 _NUMBER = re.compile(r"^-?[\d,]*\.?\d+$")
 
 

@@ -18,6 +18,20 @@ from incidents.models import (
 )
 from incidents.services.library_entries import CaseEntry
 
+# The fields of Case a case file sets (the rest are derived or kept by the database).
+CASE_FIELDS = (
+    "title",
+    "summary",
+    "detection",
+    "kind",
+    "setting",
+    "period_start",
+    "period_start_precision",
+    "period_end",
+    "period_end_precision",
+    "published",
+    "published_precision",
+)
 LINK_MODELS: dict[str, Any] = {
     "remediations": CaseRemediation,
     "action_items": CaseActionItem,
@@ -52,14 +66,7 @@ def _case_state(case: Case) -> dict[str, Any]:
 
 
 def _fields_of(case: Case) -> dict[str, Any]:
-    return {
-        name: getattr(case, name)
-        for name in (
-            "title", "summary", "detection", "kind", "setting", "period_start",
-            "period_start_precision", "period_end", "period_end_precision", "published",
-            "published_precision",
-        )
-    }  # fmt: skip
+    return {name: getattr(case, name) for name in CASE_FIELDS}
 
 
 def _entry_state(
