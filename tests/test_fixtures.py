@@ -8,30 +8,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 from django.test import Client
 
 from incidents.models import Case, CaseFacetLink, FacetValue, KeyFigure
 from incidents.services import load_library
-from tests.conftest import REPO_ROOT
+from tests.conftest import FIXTURES, REPO_ROOT
 
-FIXTURES = REPO_ROOT / "fixtures"
 SEED_CASE = "acme-seren-kalos-pretraining-failures"
 
 
-@pytest.fixture
-def seeded(db: None) -> None:
-    load_library([FIXTURES])
-
-
-def test_the_library_has_at_least_40_cases_and_loads_idempotently(seeded: None) -> None:
+def test_the_library_has_at_least_40_cases_and_loads_idempotently(seeded_library: None) -> None:
     assert Case.objects.count() >= 40
+    # Loading again over what the first load wrote changes nothing.
     report = load_library([FIXTURES])
     assert not report.changed
 
 
-def test_the_seed_case_is_found_under_the_seed_pages_filters(client: Client, seeded: None) -> None:
+def test_the_seed_case_is_found_under_the_seed_pages_filters(
+    client: Client, seeded_library: None
+) -> None:
     response = client.get(
         "/?organisation=shanghai-ai-laboratory&component=training-data-loader&symptom=nccl-timeout"
     )
@@ -39,7 +35,7 @@ def test_the_seed_case_is_found_under_the_seed_pages_filters(client: Client, see
     assert f'href="/cases/{SEED_CASE}/"' in response.content.decode()
 
 
-def test_the_seed_case_card_shows_every_section(client: Client, seeded: None) -> None:
+def test_the_seed_case_card_shows_every_section(client: Client, seeded_library: None) -> None:
     page = client.get(f"/cases/{SEED_CASE}/").content.decode()
     for heading in (
         "Symptoms",
@@ -58,7 +54,7 @@ def test_the_seed_case_card_shows_every_section(client: Client, seeded: None) ->
     assert "4,704" in page
 
 
-def test_cases_meet_on_shared_values(seeded: None) -> None:
+def test_cases_meet_on_shared_values(seeded_library: None) -> None:
     """The library's point: values are shared, so most values with cases have several."""
     used = (
         CaseFacetLink.objects.filter(direct=True)
@@ -75,7 +71,7 @@ def test_cases_meet_on_shared_values(seeded: None) -> None:
     assert shared / used >= 0.5
 
 
-def test_every_key_figure_cites_one_of_its_cases_sources(seeded: None) -> None:
+def test_every_key_figure_cites_one_of_its_cases_sources(seeded_library: None) -> None:
     for figure in KeyFigure.objects.select_related("case"):
         assert figure.case.sources.filter(url=figure.source_url).exists(), figure  # type: ignore[attr-defined]
 
