@@ -19,6 +19,8 @@ class PeriodSerializer(serializers.Serializer[Case]):
     end = serializers.DateField(source="period_end", allow_null=True)
     end_precision = serializers.CharField(source="period_end_precision")
     label = serializers.CharField(source="period_label")  # type: ignore[assignment]
+    published = serializers.DateField(allow_null=True)
+    published_precision = serializers.CharField()
 
 
 _FACETS_SCHEMA = {
