@@ -28,12 +28,8 @@ from incidents.api.serializers import (
 )
 from incidents.facets import FACETS
 from incidents.models import Case
-from incidents.selectors.cases import (
-    case_detail_queryset,
-    case_list,
-    case_queryset,
-    with_facet_values,
-)
+from incidents.selectors.cases import case_detail_queryset, case_queryset, with_facet_values
+from incidents.selectors.facet_counts import facet_groups
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
 FILTER_PARAMETERS = [
@@ -94,12 +90,13 @@ class FacetCountsView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        result = case_list(params=request.query_params, per_page=1)
-        if result.errors:
-            raise ValidationError(result.errors)
+        found = case_queryset(params=request.query_params)
+        if found.errors:
+            raise ValidationError(found.errors)
+        groups = facet_groups(found.filterset)
         return Response(
             {
-                "count": result.total,
-                "facets": FacetGroupSerializer(result.facets, many=True).data,
+                "count": found.queryset.count(),
+                "facets": FacetGroupSerializer(groups, many=True).data,
             }
         )

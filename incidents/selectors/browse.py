@@ -14,7 +14,7 @@ from django.db.models import Count, QuerySet
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
-from incidents.selectors.cases import case_queryset, with_facet_values
+from incidents.selectors.cases import case_queryset, read_page, with_facet_values
 from incidents.selectors.facet_counts import value_counts
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -126,7 +126,7 @@ def facet_value_page(
         aliases=sorted(
             FacetAlias.objects.filter(value=value).values_list("text", flat=True), key=str.lower
         ),
-        cases=paginator.get_page(page),
+        cases=read_page(paginator, page),
         co_occurring=_co_occurring(spec, cases, vocabulary),
     )
 

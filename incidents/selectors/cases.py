@@ -92,8 +92,15 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     exclusions), so a count says how many cases one more click on that value would keep.
     """
     query = case_queryset(params=params)
-    page_obj = Paginator(with_facet_values(query.queryset), per_page).get_page(page)
+    page_obj = read_page(Paginator(with_facet_values(query.queryset), per_page), page)
     return CaseListResult(query, page_obj, facet_groups(query.filterset))
+
+
+def read_page(paginator: Paginator[Case], number: int | str) -> Page[Case]:
+    """One page of cases, read now (not when a presenter first iterates it)."""
+    page = paginator.get_page(number)
+    page.object_list = list(page.object_list)
+    return page
 
 
 def case_detail(*, slug: str) -> Case:

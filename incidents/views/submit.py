@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from incidents import facets
 from incidents.forms import SubmitCaseForm
 from incidents.models import Case
+from incidents.selectors.cases import case_detail
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.case_submission import case_file_yaml, submit_case
 from incidents.services.library_entries import LibraryError
@@ -77,9 +78,10 @@ def submit(request: HttpRequest) -> HttpResponse:
 @permission_required("incidents.add_case", raise_exception=True)
 def submit_done(request: HttpRequest, slug: str) -> HttpResponse:
     """The case just added, with the YAML to commit as fixtures/cases/<slug>.yaml."""
-    case = Case.objects.filter(slug=slug).first()
-    if case is None:
-        raise Http404(f"No case with slug {slug!r}")
+    try:
+        case = case_detail(slug=slug)
+    except Case.DoesNotExist as exc:
+        raise Http404(f"No case with slug {slug!r}") from exc
     saved = request.session.get(SESSION_KEY) or {}
     return render(
         request,
