@@ -83,9 +83,3 @@ def spec(facet: str) -> FacetSpec:
 def spec_of_param(name: str) -> FacetSpec | None:
     """The facet of a query parameter (`symptom` or `not_symptom`), or None for another one."""
     return BY_PARAM.get(name)
-
-
-def is_excluding(name: str) -> bool:
-    """Whether a facet query parameter excludes its values (`not_symptom`)."""
-    found = BY_PARAM.get(name)
-    return found is not None and name == found.exclude_param

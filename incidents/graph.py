@@ -88,13 +88,6 @@ def annotate_centrality(graph: nx.Graph) -> None:
         graph.nodes[node]["centrality"] = round(scores.get(node, 0.0), 4)
 
 
-def neighbourhood(graph: nx.Graph, centre: str, radius: int = 2) -> nx.Graph:
-    """The part of the graph within `radius` steps of a node (a case and what it shares)."""
-    if centre not in graph:
-        raise KeyError(centre)
-    return nx.ego_graph(graph, centre, radius=radius)
-
-
 @dataclass(frozen=True)
 class Hub:
     """A node many cases share, for the accessible table beside the drawing."""

@@ -126,3 +126,12 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
     with assert_max_queries(pin):
         response = client.get(url)
     assert response.status_code == 200
+
+
+def test_a_facet_that_is_not_a_tree_is_not_described_as_one(
+    client: Client, small_library: None
+) -> None:
+    assert "or with a value under it" in _squash(_get(client, "/components/"))
+    page = _squash(_get(client, "/organisations/"))
+    assert "Every value with the number of cases tagged with it." in page
+    assert "or with a value under it" not in page

@@ -9,7 +9,6 @@ from incidents.graph import (
     Linked,
     annotate_centrality,
     build_graph,
-    neighbourhood,
     shared_hubs,
     to_cytoscape,
 )
@@ -52,15 +51,6 @@ def test_hubs_rank_the_most_shared_nodes_and_bridges() -> None:
     assert [(h.kind, h.slug, h.cases) for h in hubs][:1] == [("symptom", "nccl-timeout", 2)]
     # nccl-timeout bridges case C to the others, so it ranks above the equally shared gpu.
     assert {h.slug for h in hubs} == {"gpu", "nccl-timeout", "restart"}
-
-
-def test_neighbourhood_of_a_case_reaches_cases_that_share_something() -> None:
-    graph = build_graph(_cases())
-    near = neighbourhood(graph, "case:c", radius=2)
-    assert "case:a" in near  # through nccl-timeout
-    assert "case:b" not in near
-    with pytest.raises(KeyError):
-        neighbourhood(graph, "case:zzz")
 
 
 def test_cytoscape_elements_are_stable() -> None:

@@ -10,7 +10,7 @@ from django.urls import reverse
 from incidents import facets
 from incidents import graph as g
 from incidents.facets import FAILURE_FACETS
-from incidents.presenters.query_state import QueryState
+from incidents.presenters.query_state import QueryState, value_link
 from incidents.selectors.graph import GraphResult
 
 DEFAULT_MIN_CASES = 1
@@ -24,7 +24,7 @@ def link_nodes(result: GraphResult) -> None:
             return reverse("incidents:case-detail", args=[slug])
         if kind in facets.BY_FACET:
             value = result.query.vocabulary.get(kind, slug)
-            return QueryState().on("incidents:case-list").including(value).href() if value else ""
+            return value_link(value) if value else ""
         return ""  # remediations and lessons have no page of their own
 
     g.set_urls(result.graph, url_of)

@@ -138,10 +138,6 @@ class QueryState:
     def without(self, name: str, slug: str) -> QueryState:
         return self.replace(selected=tuple(s for s in self.selected if s != (name, slug)))
 
-    def without_facet(self, spec: facets.FacetSpec) -> QueryState:
-        """With no selection (include or exclude) of one facet."""
-        return self.replace(selected=tuple(s for s in self.selected if s[0] not in spec.params))
-
     def _without_value(self, param: str, slug: str) -> tuple[tuple[str, str], ...]:
         names = facets.BY_PARAM[param].params
         return tuple(s for s in self.selected if s not in {(n, slug) for n in names})

@@ -27,10 +27,6 @@ class CatalogCheck:
     check: Check
     cases: list[CitedCase]
 
-    @property
-    def id(self) -> str:
-        return self.check.id
-
 
 def _titles(slugs: set[str]) -> dict[str, str]:
     return dict(Case.objects.filter(slug__in=slugs).values_list("slug", "title"))
