@@ -20,7 +20,7 @@ def _slugs(query: str) -> list[str]:
 
 def _counts(query: str, param: str) -> dict[str, int]:
     result = selectors.case_list(params=QueryDict(query))
-    group = next(g for g in result.facets if g.param == param)
+    group = next(g for g in result.facets if g.spec.param == param)
     return {item.value.slug: item.count for item in group.values}
 
 

@@ -139,6 +139,6 @@ class FacetCountSerializer(serializers.Serializer[Any]):
 
 
 class FacetGroupSerializer(serializers.Serializer[Any]):
-    facet = serializers.CharField(source="param")
-    label = serializers.CharField()  # type: ignore[assignment]
+    facet = serializers.CharField(source="spec.param")
+    label = serializers.CharField(source="spec.plural")  # type: ignore[assignment]
     values = FacetCountSerializer(many=True)

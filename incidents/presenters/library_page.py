@@ -29,6 +29,15 @@ class SuggestionLink:
     url: str
 
 
+@dataclass(frozen=True)
+class FacetTree:
+    """A facet's values that give cases under the filters, as a tree; `active` if one is used."""
+
+    spec: FacetSpec
+    roots: list[FacetNode]
+    active: bool
+
+
 @dataclass
 class FacetNode:
     """A facet value in its tree, with its "what if" count and its links."""
@@ -37,13 +46,6 @@ class FacetNode:
     toggle_url: str
     exclude_url: str
     children: list[FacetNode] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class FacetTree:
-    spec: FacetSpec
-    roots: list[FacetNode]
-    active: bool
 
 
 @dataclass(frozen=True)
@@ -117,8 +119,8 @@ def facet_trees(state: QueryState, groups: list[FacetGroup]) -> list[FacetTree]:
         for item in group.values:
             node = FacetNode(
                 item,
-                state.toggled(group.param, item.value.slug).href(),
-                state.toggled_exclusion(group.param, item.value.slug).href(),
+                state.toggled(group.spec.param, item.value.slug).href(),
+                state.toggled_exclusion(group.spec.param, item.value.slug).href(),
             )
             del stack[item.depth :]
             (stack[-1].children if stack else roots).append(node)

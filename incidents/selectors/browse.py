@@ -22,12 +22,13 @@ CO_OCCURRING_PER_FACET = 6
 
 
 @dataclass
-class TreeNode:
-    """A facet value with the number of distinct cases tagged with it or a descendant."""
+class ValueCount:
+    """A facet value with a number of distinct cases (those tagged with it or a descendant, or,
+    among the cases of another value, those tagged with both), and its narrower values."""
 
     value: FacetValue
     count: int
-    children: list[TreeNode] = field(default_factory=list)
+    children: list[ValueCount] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -40,17 +41,11 @@ class FacetSummary:
 
 
 @dataclass(frozen=True)
-class CoOccurrence:
-    """A value of another facet and the number of this value's cases tagged with it."""
-
-    value: FacetValue
-    count: int
-
-
-@dataclass(frozen=True)
 class CoOccurringGroup:
+    """The values of another facet that a value's cases are most often tagged with."""
+
     spec: FacetSpec
-    items: list[CoOccurrence]
+    items: list[ValueCount]
 
 
 @dataclass
@@ -60,7 +55,7 @@ class ValuePage:
     spec: FacetSpec
     value: FacetValue
     ancestors: list[FacetValue]  # root first, without the value itself
-    children: list[TreeNode]
+    children: list[ValueCount]
     aliases: list[str]
     cases: Page[Case]
     co_occurring: list[CoOccurringGroup]
@@ -68,9 +63,9 @@ class ValuePage:
 
 def _build(
     vocabulary: Vocabulary, values: list[FacetValue], counts: dict[int, int]
-) -> list[TreeNode]:
+) -> list[ValueCount]:
     return [
-        TreeNode(
+        ValueCount(
             value,
             counts.get(value.id, 0),
             _build(vocabulary, vocabulary.children.get(value.id, []), counts),
@@ -79,7 +74,7 @@ def _build(
     ]
 
 
-def facet_tree(*, spec: FacetSpec, vocabulary: Vocabulary | None = None) -> list[TreeNode]:
+def facet_tree(*, spec: FacetSpec, vocabulary: Vocabulary | None = None) -> list[ValueCount]:
     """A facet's values as a tree (alphabetical at each level), each with its case count."""
     vocabulary = vocabulary or Vocabulary.load()
     counts = value_counts(CaseFacetLink.objects.filter(value__facet=spec.facet))
@@ -122,7 +117,7 @@ def facet_value_page(
         spec=spec,
         value=value,
         ancestors=vocabulary.path(value)[:-1],
-        children=[TreeNode(child, child_counts.get(child.id, 0)) for child in children],
+        children=[ValueCount(child, child_counts.get(child.id, 0)) for child in children],
         aliases=sorted(
             FacetAlias.objects.filter(value=value).values_list("text", flat=True), key=str.lower
         ),
@@ -140,10 +135,10 @@ def _co_occurring(
             value__facet=spec.facet
         )
     )
-    by_facet: dict[str, list[CoOccurrence]] = {}
+    by_facet: dict[str, list[ValueCount]] = {}
     for value_id, count in rows.items():
         other = vocabulary.values[value_id]
-        by_facet.setdefault(other.facet, []).append(CoOccurrence(other, count))
+        by_facet.setdefault(other.facet, []).append(ValueCount(other, count))
     groups = []
     for other_spec in FACETS:
         items = sorted(

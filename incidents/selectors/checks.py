@@ -15,6 +15,8 @@ from incidents.models import Case
 
 @dataclass(frozen=True)
 class CitedCase:
+    """A case a check cites; its title when the library holds it, else its slug."""
+
     slug: str
     title: str
     in_library: bool

@@ -37,14 +37,6 @@ class FacetGroup:
     spec: FacetSpec
     values: list[FacetCount]
 
-    @property
-    def param(self) -> str:
-        return self.spec.param
-
-    @property
-    def label(self) -> str:
-        return self.spec.plural
-
 
 @dataclass(frozen=True)
 class CountedSuggestion:

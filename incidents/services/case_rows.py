@@ -3,6 +3,7 @@ items, compared with what is stored so that loading twice changes nothing."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from incidents.models import (
@@ -119,43 +120,23 @@ def apply_case(
     for name, value in wanted["fields"].items():
         setattr(case, name, value)
     case.save()
-    CaseFacetLink.objects.filter(case=case).delete()
-    CaseFacetLink.objects.bulk_create(
-        CaseFacetLink(case=case, value_id=value_id, direct=True) for value_id in wanted["direct"]
-    )
-    Source.objects.filter(case=case).delete()
-    Source.objects.bulk_create(
-        Source(
-            case=case,
-            position=i,
-            url=s.url,
-            kind=s.kind,
-            title=s.title,
-            archived_url=s.archived_url,
-        )
-        for i, s in enumerate(entry.sources)
-    )
-    KeyFigure.objects.filter(case=case).delete()
-    KeyFigure.objects.bulk_create(
-        KeyFigure(
-            case=case,
-            position=i,
-            value=f.value,
-            unit=f.unit,
-            measures=f.measures,
-            source_url=f.source_url,
-        )
-        for i, f in enumerate(entry.key_figures)
-    )
-    CostFigure.objects.filter(case=case).delete()
-    CostFigure.objects.bulk_create(
-        CostFigure(case=case, metric=c.metric, value=c.value, note=c.note, source_url=c.source_url)
-        for c in entry.costs
-    )
+    _replace_rows(CaseFacetLink, case, [{"value_id": v, "direct": True} for v in wanted["direct"]])
+    # The entries' fields are named as the models' are.
+    _replace_rows(Source, case, [{"position": i, **asdict(s)} for i, s in enumerate(entry.sources)])
+    figures = [{"position": i, **asdict(f)} for i, f in enumerate(entry.key_figures)]
+    _replace_rows(KeyFigure, case, figures)
+    _replace_rows(CostFigure, case, [asdict(c) for c in entry.costs])
     for kind, model in LINK_MODELS.items():
-        model.objects.filter(case=case).delete()
-        model.objects.bulk_create(
-            model(case=case, item=shared[kind][ref.slug], position=i, wording=ref.wording)
-            for i, ref in enumerate(entry.items[kind])
-        )
+        refs = entry.items[kind]
+        items = [
+            {"item": shared[kind][ref.slug], "position": i, "wording": ref.wording}
+            for i, ref in enumerate(refs)
+        ]
+        _replace_rows(model, case, items)
     return outcome
+
+
+def _replace_rows(model: Any, case: Case, rows: list[dict[str, Any]]) -> None:
+    """Replace a case's rows of one model with the given field values."""
+    model.objects.filter(case=case).delete()
+    model.objects.bulk_create(model(case=case, **row) for row in rows)
