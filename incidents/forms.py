@@ -46,7 +46,9 @@ class SubmitCaseForm(forms.Form):
     setting = forms.ChoiceField(choices=Setting.choices, initial=Setting.TRAINING)
     period_start = _text(label="Started", help_text="YYYY, YYYY-MM or YYYY-MM-DD")
     period_end = _text(label="Ended", help_text="optional")
-    published = _text(label="Published", help_text="when the main source appeared (optional)")
+    published = _text(
+        label="Published", help_text="when the main source appeared; required if no start date"
+    )
     summary = _area(rows=5, help_text="In your own words: what happened, to what, how big.")
     detection = _area(rows=3, help_text="How the failure was noticed (optional).")
 

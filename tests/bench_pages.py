@@ -1,4 +1,4 @@
-"""Benchmark: queries and time of the case, browse and cost pages, at 45 and at ~5,000 cases.
+"""Benchmark: queries and time of the case, browse and cost pages, seeded and at ~5,000 cases.
 
 Run: /work/venv/bin/python -m tests.bench_pages   (an in-memory SQLite database; prints figures)
      DATABASE_URL=postgres://... python -m tests.bench_pages   (a scratch PostgreSQL database)

@@ -78,7 +78,7 @@ def small_library(db: None, library_snapshot: Callable[[Path], Snapshot]) -> Non
 
 @pytest.fixture
 def seeded_library(db: None, library_snapshot: Callable[[Path], Snapshot]) -> None:
-    """The seeded library of fixtures/ (45 real cases), as `load_library` writes it."""
+    """The seeded library of fixtures/ (the real cases), as `load_library` writes it."""
     _restore(library_snapshot(FIXTURES))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -13,18 +14,30 @@ import yaml
 from django.db import connection
 from django.test import Client
 
+from incidents.facets import FACETS
 from incidents.models import Case, CaseFacetLink, FacetValue, KeyFigure
 from incidents.services import load_library
+from incidents.services.library_entries import SHARED_KINDS
+from incidents.services.library_files import read_library
 from tests.conftest import FIXTURES, REPO_ROOT
 
 SEED_CASE = "acme-seren-kalos-pretraining-failures"
 
 
-def test_the_library_has_at_least_40_cases_and_loads_idempotently(seeded_library: None) -> None:
-    assert Case.objects.count() >= 40
+def test_the_library_has_at_least_70_cases_and_loads_idempotently(seeded_library: None) -> None:
+    assert Case.objects.count() >= 70
     # Loading again over what the first load wrote changes nothing.
     report = load_library([FIXTURES])
     assert not report.changed
+
+
+def test_at_least_a_third_of_the_cases_are_serving_or_platform_incidents(
+    seeded_library: None,
+) -> None:
+    """Training failures must not crowd out serving systems and the Kubernetes platforms under them."""
+    total = Case.objects.count()
+    serving_or_platform = Case.objects.filter(setting__in=["serving", "platform"]).count()
+    assert serving_or_platform * 3 >= total
 
 
 def test_the_seed_case_is_found_under_the_seed_pages_filters(
@@ -122,3 +135,22 @@ def test_a_broken_fixture_fails_the_command_and_writes_nothing(tmp_path: Path, d
 
 def test_site_folder_holds_no_python() -> None:
     assert not list((REPO_ROOT / "site").rglob("*.py"))
+
+
+def test_the_readme_examples_name_values_and_entries_that_exist() -> None:
+    """fixtures/README.md is copied from: its examples must use the library's real slugs."""
+    data = read_library([FIXTURES])
+    values = {(v.facet, v.slug) for v in data.vocabulary}
+    shared = {(s.kind, s.slug) for s in data.shared}
+    blocks = re.findall(r"```yaml\n(.*?)```", (FIXTURES / "README.md").read_text(), re.S)
+    examples = [yaml.safe_load(block) for block in blocks]
+    case = next(e for e in examples if isinstance(e, dict) and "title" in e)
+    value = next(e[0] for e in examples if isinstance(e, list) and "name" in e[0])
+    entry = next(e[0] for e in examples if isinstance(e, list) and "text" in e[0])
+
+    named = [(spec.facet, slug) for spec in FACETS for slug in case[spec.fixture_key]]
+    named += [("symptom", value["slug"]), ("symptom", value["parent"])]
+    refs = [(kind, item["ref"]) for kind in SHARED_KINDS for item in case[kind]]
+    refs.append(("remediations", entry["slug"]))
+    assert [n for n in named if n not in values] == []
+    assert [r for r in refs if r not in shared] == []

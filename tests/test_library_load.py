@@ -219,17 +219,47 @@ def test_aliases_are_loaded_and_one_alias_cannot_name_two_values(library_copy: P
     assert set(
         FacetAlias.objects.filter(value__slug="nccl-timeout").values_list("text", flat=True)
     ) == {
-        "NCCL hang",
+        "NCCL watchdog timeout",
         "collective timeout",
     }
     _replace(
         library_copy / "vocabulary" / "symptom.yaml",
         "description: The job stopped with an error.",
-        "description: The job stopped with an error.\n  aliases: [NCCL hangs]",
+        "description: The job stopped with an error.\n  aliases: [NCCL watchdog timeouts]",
     )
     with pytest.raises(LibraryError) as info:
         load_library([library_copy])
-    assert "'NCCL hangs' is the same spelling as 'NCCL hang'" in str(info.value)
+    assert "'NCCL watchdog timeouts' is the same spelling as 'NCCL watchdog timeout'" in str(
+        info.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("alias", "message"),
+    [
+        # another value's name, in the same facet
+        ("Job crashes", "'Job crashes' is the same spelling as 'Job crash' of value 'job-crash'"),
+        # another value's alias, in another facet ("power swing" on a cause and a symptom)
+        ("HBM", "'HBM' is the same spelling as 'HBM' of component value 'gpu-memory'"),
+        # another value's name, in another facet ("VAST" on a component and an organisation)
+        ("Meta", "'Meta' is the same spelling as 'Meta' of organisation value 'meta'"),
+    ],
+)
+def test_a_name_or_alias_names_one_value_across_all_facets(
+    library_copy: Path, alias: str, message: str
+) -> None:
+    _replace(
+        library_copy / "vocabulary" / "symptom.yaml",
+        "  description: A memory error the GPU detected.",
+        f"  description: A memory error the GPU detected.\n  aliases: [{alias}]",
+    )
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    [problem] = info.value.problems
+    assert problem.file.endswith("vocabulary/symptom.yaml")
+    assert (problem.entry, problem.field) == ("value 'ecc-error'", "aliases")
+    assert message in problem.message
+    assert FacetValue.objects.count() == 0
 
 
 def test_missing_path_is_reported(tmp_path: Path) -> None:
@@ -251,6 +281,18 @@ def test_a_case_without_a_period_sorts_by_its_publication_date(library_copy: Pat
         "flaky-network",
         "hbm-failures",
     ]
+
+
+def test_a_case_with_neither_period_nor_published_is_refused(library_copy: Path) -> None:
+    """A publication year is not a period, and a case that gives neither cannot be placed in time."""
+    _replace(library_copy / "cases" / "hbm-failures.yaml", "period: {start: 2024}\n", "")
+    with pytest.raises(LibraryError) as info:
+        load_library([library_copy])
+    [problem] = info.value.problems
+    assert problem.file.endswith("cases/hbm-failures.yaml")
+    assert (problem.entry, problem.field) == ("case 'hbm-failures'", "period")
+    assert "or `published` is required" in problem.message
+    assert Case.objects.count() == 0
 
 
 def test_a_period_without_a_start_is_refused(library_copy: Path) -> None:

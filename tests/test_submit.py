@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from django.contrib.auth.models import Permission
 from django.test import Client
 
 from incidents.models import Case, CaseFacetLink, CostFigure, Source
 from incidents.services import read_library
 from tests.conftest import SMALL_LIBRARY
+from tests.fixture_schema import schema_errors
 
 pytestmark = pytest.mark.django_db
 
@@ -124,6 +126,11 @@ def test_a_bad_url_is_refused_naming_the_field_and_nothing_is_written(editor: Cl
         ({"organisations": []}, "id_organisations", "is required (at least one organisation slug)"),
         ({"period_start": "March 2024"}, "id_period_start", "is not YYYY, YYYY-MM or YYYY-MM-DD"),
         ({"period_end": "2023-01"}, "id_period_end", "is before the start"),
+        (
+            {"period_start": "", "period_end": "", "published": ""},
+            "id_period_start",
+            "or `published` is required",
+        ),
         ({"cost_gpu_hours_lost_value": "a lot"}, "id_cost_gpu_hours_lost_value", "is not a number"),
         (
             {"cost_gpu_hours_lost_source": "https://example.org/other"},
@@ -167,6 +174,8 @@ def test_a_good_submission_appears_in_the_library(editor: Client, tmp_path: Path
     done = editor.get(response["Location"]).content.decode()
     assert "fixtures/cases/hbm-errors-stop-a-fine-tuning-run.yaml" in done
     text = html.unescape(done.split('<pre class="yaml"><code>')[1].split("</code>")[0])
+    assert text.startswith("# yaml-language-server: $schema=../schema/case.schema.json\n")
+    assert schema_errors("case", yaml.safe_load(text)) == []
     library_dir = tmp_path / "library"
     shutil.copytree(SMALL_LIBRARY, library_dir)
     (library_dir / "cases" / "hbm-errors-stop-a-fine-tuning-run.yaml").write_text(text)

@@ -118,7 +118,12 @@ def case_entry(c: FieldReader, slug: str, display: str, raw: dict[str, Any]) -> 
     if raw.get("published") is not None:
         published = _read_period_point(c, raw.get("published"), "published")
     if period is None:
-        pass  # No source states when it happened; the case sorts by `published`, or last.
+        if published is None and raw.get("published") is None:
+            c.add(
+                "period",
+                "or `published` is required: give the dates a source states for the events, or, "
+                "when no source dates them, when the main source was published",
+            )
     elif not isinstance(period, dict) or "start" not in period:
         c.add("period.start", "is required (YYYY, YYYY-MM or YYYY-MM-DD)")
     else:

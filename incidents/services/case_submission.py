@@ -44,6 +44,10 @@ def submit_case(*, slug: str, entry: dict[str, Any]) -> Case:
     return Case.objects.get(slug=slug)
 
 
+CASE_SCHEMA_LINE = "# yaml-language-server: $schema=../schema/case.schema.json\n"
+
+
 def case_file_yaml(entry: dict[str, Any]) -> str:
-    """The case as the YAML of fixtures/cases/<slug>.yaml, for an editor to commit."""
-    return yaml.safe_dump(entry, sort_keys=False, allow_unicode=True, width=100)
+    """The case as the YAML of fixtures/cases/<slug>.yaml, for an editor to commit; its first line
+    names the case schema, as every library file does."""
+    return CASE_SCHEMA_LINE + yaml.safe_dump(entry, sort_keys=False, allow_unicode=True, width=100)

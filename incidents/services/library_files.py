@@ -199,9 +199,13 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
 
 
 def _check_duplicates(data: LibraryData, problems: list[Problem]) -> None:
-    """Refuse two definitions of one slug, and two values with one spelling, within the files."""
+    """Refuse two definitions of one slug, and one spelling (a name or an alias) for two values.
+
+    Spellings are compared across facets too: an alias that named a symptom and a root cause, or a
+    component and an organisation, would make a search suggest both.
+    """
     by_slug: dict[tuple[str, str], VocabularyEntry] = {}
-    by_key: dict[tuple[str, str], tuple[VocabularyEntry, str]] = {}
+    by_key: dict[str, tuple[VocabularyEntry, str]] = {}
     for entry in data.vocabulary:
         label = f"value '{entry.slug}'"
         first = by_slug.get((entry.facet, entry.slug))
@@ -212,16 +216,17 @@ def _check_duplicates(data: LibraryData, problems: list[Problem]) -> None:
             continue
         by_slug[(entry.facet, entry.slug)] = entry
         for fieldname, text in [("name", entry.name), *(("aliases", a) for a in entry.aliases)]:
-            key = (entry.facet, spelling_key(text))
+            key = spelling_key(text)
             other = by_key.get(key)
             if other and other[0] is not entry:
+                facet = "" if other[0].facet == entry.facet else f"{other[0].facet} "
                 problems.append(
                     Problem(
                         entry.file,
                         label,
                         fieldname,
-                        f"{text!r} is the same spelling as {other[1]!r} of value "
-                        f"'{other[0].slug}' ({other[0].file}); one spelling per value",
+                        f"{text!r} is the same spelling as {other[1]!r} of {facet}value "
+                        f"'{other[0].slug}' ({other[0].file}); a name or alias names one value",
                     )
                 )
             elif other and other[0] is entry and fieldname == "aliases":

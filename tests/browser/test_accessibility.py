@@ -68,7 +68,7 @@ def _low_contrast(page: Page, selectors: list[str]) -> dict[str, float]:
 def test_text_has_sufficient_contrast(page: Page, live_server: object, small_library: None) -> None:
     page.goto(f"{live_server.url}/?component=network&not_organisation=shanghai-ai-laboratory")  # type: ignore[attr-defined]
     low = _low_contrast(page, TEXT_SELECTORS)
-    page.locator("#q").fill("nccl hang")
+    page.locator("#q").fill("collective timeout")
     expect(page.locator(".suggested .chip")).to_have_count(1)
     low |= _low_contrast(
         page, [".chip-suggested .chip-facet", ".chip-suggested .count", ".matched"]

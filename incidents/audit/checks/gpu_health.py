@@ -239,7 +239,6 @@ CHECKS = [
             "meta-llama3-405b-interruptions",
             "acme-llm-dev-infra-failures",
             "meta-rsc-reliability-study",
-            "nvidia-dgxcloud-nemotron-training",
         ),
         references=(
             _LLAMA,

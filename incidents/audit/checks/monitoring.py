@@ -208,7 +208,6 @@ CHECKS = [
         cases=(
             "acme-kalos-overheating-jul2023",
             "meta-llama3-power-thermal-effects",
-            "nvidia-dgxcloud-nemotron-training",
         ),
         references=(
             Reference(
@@ -272,7 +271,7 @@ CHECKS = [
             "servicemonitors.monitoring.coreos.com",
             "podmonitors.monitoring.coreos.com",
         ),
-        cases=("nvidia-dgxcloud-nemotron-training", "acme-kalos-overheating-jul2023"),
+        cases=("acme-kalos-overheating-jul2023",),
         references=(_DCGM_CSV,),
         why=(
             "An exporter nobody scrapes is the same as no exporter: the metrics exist for a few "

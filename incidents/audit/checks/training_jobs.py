@@ -287,7 +287,6 @@ CHECKS = [
         reads=WORKLOAD_KINDS,
         cases=(
             "bigscience-bloom176b-gpu-crash-hang",
-            "nvidia-dgxcloud-nemotron-training",
             "meta-llama3-405b-interruptions",
         ),
         references=(
