@@ -44,6 +44,7 @@ test: install-dev provision
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/djlint templates --lint
 	$(BIN)/mypy incidents
 	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
 

@@ -1,8 +1,11 @@
 """The one definition of the library's filters, used by pages, the API, the graph and exports.
 
-Query parameters: `root_cause`, `component`, `symptom`, `contributing_factor`, `organisation`
-(facet value slugs, repeatable: OR within a facet, AND across facets; a parent value matches its
-descendants), `not_<facet>` (exclude cases with that value or a descendant), and `q` (text).
+Query parameters: for every facet of the registry (incidents.facets), `<param>` (facet value
+slugs, repeatable: OR within a facet, AND across facets; a parent value matches its descendants)
+and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked).
+Unknown values are left out and reported in `errors`; the valid filters still apply.
+
+Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 """
 
 from __future__ import annotations
@@ -12,20 +15,20 @@ from typing import Any
 import django_filters
 from django import forms
 from django.db.models import QuerySet
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
 
-from incidents import search
+from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.search import search_cases
+from incidents.selectors.vocabulary import Vocabulary
 
 
-@extend_schema_field(OpenApiTypes.STR)
 class FacetValueFilter(django_filters.MultipleChoiceFilter):
     """Filter by facet value slugs; the choices are the facet's values in the vocabulary."""
 
-    def __init__(self, *args: Any, facet: str, exclude_values: bool = False, **kwargs: Any) -> None:
-        self.facet = facet
+    def __init__(
+        self, *args: Any, spec: FacetSpec, exclude_values: bool = False, **kwargs: Any
+    ) -> None:
+        self.spec = spec
         self.exclude_values = exclude_values
         kwargs.setdefault("distinct", False)
         super().__init__(*args, **kwargs)
@@ -35,7 +38,7 @@ class FacetValueFilter(django_filters.MultipleChoiceFilter):
             return qs
         # Links include implied ancestors, so a parent slug matches its descendants' cases.
         matching = CaseFacetLink.objects.filter(
-            value__facet=self.facet, value__slug__in=value
+            value__facet=self.spec.facet, value__slug__in=value
         ).values("case_id")
         if self.exclude_values:
             return qs.exclude(id__in=matching)
@@ -61,9 +64,9 @@ class CaseFilterSet(django_filters.FilterSet):
     ) -> None:
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
-        for facet, param, _label in FACETS:
-            choices = [(slug, slug) for slug in self.vocabulary.slugs(facet)]
-            for name in (param, f"not_{param}"):
+        for spec in FACETS:
+            choices = [(slug, slug) for slug in self.vocabulary.slugs(spec.facet)]
+            for name in spec.params:
                 field = self.form.fields[name]
                 assert isinstance(field, forms.MultipleChoiceField)
                 field.choices = choices
@@ -71,15 +74,20 @@ class CaseFilterSet(django_filters.FilterSet):
     @classmethod
     def get_filters(cls) -> dict[str, django_filters.Filter]:  # type: ignore[override]
         filters = super().get_filters()
-        for facet, param, label in FACETS:
-            filters[param] = FacetValueFilter(field_name=param, facet=facet, label=label)
-            filters[f"not_{param}"] = FacetValueFilter(
-                field_name=param, facet=facet, exclude_values=True, label=f"Not {label.lower()}"
+        for spec in FACETS:
+            filters[spec.param] = FacetValueFilter(
+                field_name=spec.param, spec=spec, label=spec.plural
+            )
+            filters[spec.exclude_param] = FacetValueFilter(
+                field_name=spec.param,
+                spec=spec,
+                exclude_values=True,
+                label=f"Not {spec.plural.lower()}",
             )
         return filters
 
     def filter_text(self, queryset: QuerySet[Case], name: str, value: str) -> QuerySet[Case]:
-        return search.filter_cases(queryset, value)
+        return search_cases(queryset, value)
 
     @property
     def cleaned_data(self) -> dict[str, Any]:
@@ -89,20 +97,23 @@ class CaseFilterSet(django_filters.FilterSet):
         self.is_valid()
         return dict(getattr(self.form, "cleaned_data", {}))
 
-    def filter_queryset_without(self, queryset: QuerySet[Case], skip: str) -> QuerySet[Case]:
-        """Apply every valid filter except the one named `skip` (for "what if" facet counts)."""
-        for name, value in self.cleaned_data.items():
-            if name == skip:
-                continue
-            queryset = self.filters[name].filter(queryset, value)
-        return queryset
+    def without(self, *names: str) -> CaseFilterSet:
+        """The same filters but the named ones, over the same cases and vocabulary.
 
-    def active_values(self) -> list[tuple[str, bool, list[str]]]:
-        """(query parameter, excluded?, slugs) for every facet filter in use and valid."""
+        Its `.qs` gives the "what if" base of a facet: `without("symptom")` keeps every other
+        filter (and the symptom exclusions), so counting symptoms on it says what one more
+        symptom would give.
+        """
+        if not self.is_bound:
+            return self
+        data = self.data.copy()
+        for name in names:
+            data.pop(name, None)
+        return type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+
+    def selected(self) -> tuple[tuple[str, str], ...]:
+        """(query parameter, slug) of every valid facet filter in use, in the registry's order."""
         data = self.cleaned_data
-        active = []
-        for _facet, param, _label in FACETS:
-            for name, excluded in ((param, False), (f"not_{param}", True)):
-                if data.get(name):
-                    active.append((param, excluded, list(data[name])))
-        return active
+        return tuple(
+            (name, slug) for spec in FACETS for name in spec.params for slug in data.get(name, ())
+        )

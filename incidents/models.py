@@ -1,7 +1,7 @@
 """The library's data model.
 
-A Case is one public failure report or study. Facet values (root cause, component, symptom,
-contributing factor, organisation) are controlled vocabularies shaped as trees; a case links to the
+A Case is one public failure report or study. Facet values (the facets are listed in
+incidents.facets) are controlled vocabularies shaped as trees; a case links to the
 values it was tagged with (`direct`) and, implied by them, to all their ancestors, so that filtering
 by a parent finds its descendants with one join. Remediations, action items and lessons are shared
 between cases, with the case-specific wording kept on the link.
@@ -12,23 +12,14 @@ from __future__ import annotations
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from incidents import facets
 from incidents.text import spelling_key
-
-
-class Facet(models.TextChoices):
-    """The dimensions a reader filters cases by."""
-
-    ROOT_CAUSE = "root_cause", "Root cause"
-    COMPONENT = "component", "Component"
-    SYMPTOM = "symptom", "Symptom"
-    CONTRIBUTING_FACTOR = "contributing_factor", "Contributing factor"
-    ORGANISATION = "organisation", "Organisation"
 
 
 class FacetValue(models.Model):
     """One value of a facet, e.g. Symptom = "NCCL timeout"; values form a tree per facet."""
 
-    facet = models.CharField(max_length=32, choices=Facet.choices)
+    facet = models.CharField(max_length=32, choices=facets.CHOICES)
     slug = models.SlugField(max_length=100)
     name = models.CharField(max_length=150)
     name_key = models.CharField(
@@ -63,7 +54,7 @@ class FacetAlias(models.Model):
     """A word people use for a facet value ("NCCL hang" for NCCL timeout)."""
 
     value = models.ForeignKey(FacetValue, on_delete=models.CASCADE, related_name="aliases")
-    facet = models.CharField(max_length=32, choices=Facet.choices, editable=False)
+    facet = models.CharField(max_length=32, choices=facets.CHOICES, editable=False)
     text = models.CharField(max_length=150)
     text_key = models.CharField(max_length=150, editable=False)
 
@@ -143,10 +134,6 @@ class Case(models.Model):
     @property
     def period_label(self) -> str:
         return case_period_label(self)
-
-    @property
-    def published_label(self) -> str:
-        return format_period_point(self.published, self.published_precision)
 
 
 class CaseFacetLink(models.Model):

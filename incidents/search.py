@@ -1,17 +1,12 @@
-"""Text search over cases, and facet values found in free text.
+"""Text search over cases: `search_cases(qs, text)` narrows and ranks a case queryset for `q`.
 
-`filter_cases(qs, text)` narrows and ranks a case queryset for the `q` parameter:
 - PostgreSQL: full-text search with websearch syntax ("quoted phrase", -word, or), the title
   weighing more than the summary and the summary more than the detection, and pg_trgm word
   similarity so that a typo in a word still finds it;
 - SQLite: every word (singular form) must appear in the title, summary or detection; cases where
   words appear in the title rank first.
-The best matches come first, then the newest.
-
-`suggest_filters(text)` (implemented in incidents.suggest, exported here) finds the facet values
-named in a sentence: "our nccl timeouts came from a leaking data loader" gives Symptom = NCCL
-timeout and Component = Training data loader. The page, the API and the case-submission form
-share it.
+The best matches come first, then the newest. CaseFilterSet applies it; nothing else should.
+The facet values named in a sentence are found by incidents.suggest.
 """
 
 from __future__ import annotations
@@ -37,10 +32,8 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest
 
 from incidents.models import Case
-from incidents.suggest import Suggestion, suggest_filters, word_stem
+from incidents.suggest import word_stem
 from incidents.text import singular, words
-
-__all__ = ["Suggestion", "filter_cases", "suggest_filters"]
 
 # Words the text search looks at, at most (a pasted paragraph is not a query).
 MAX_QUERY_WORDS = 12
@@ -61,7 +54,7 @@ _NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
 # --- ranked text search -------------------------------------------------------------------------
 
 
-def filter_cases(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
+def search_cases(queryset: QuerySet[Case], text: str) -> QuerySet[Case]:
     """Cases matching `text`, best match first, then newest; the queryset unchanged if no words."""
     if not words(text):
         return queryset

@@ -4,7 +4,7 @@ Finds the values a sentence names through their names and aliases, whatever the 
 word form or a small typo: "our nccl timeouts came from a leaking data loader" gives
 Symptom = NCCL timeout and Component = Training data loader. The longest name wins ("NCCL
 timeout" over "NCCL" inside it). The vocabulary is small, so it is read whole, once per call.
-Shared by the library page, the API and the case-submission form (through incidents.search).
+Shared by the library page and the case-submission form.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from incidents.models import CaseFacetLink, Facet, FacetAlias, FacetValue
+from incidents import facets
+from incidents.models import FacetAlias, FacetValue
 from incidents.text import spelling_key
 
 # Characters of text suggest_filters reads, at most (a pasted postmortem can be long).
@@ -39,7 +39,6 @@ class Suggestion:
     matched: str  # the words as written in the text
     term: str  # the value's name or alias they match
     exact: bool  # False when a typo was forgiven
-    count: int | None = None  # cases tagged with the value (or a descendant), if asked for
 
     @property
     def facet(self) -> str:
@@ -47,7 +46,7 @@ class Suggestion:
 
     @property
     def facet_label(self) -> str:
-        return Facet(self.value.facet).label
+        return facets.spec(self.value.facet).label
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,6 @@ class _Lexicon:
         self._by_stem: dict[str, list[str]] = defaultdict(list)
         for token in self.vocabulary_tokens:
             self._by_stem[word_stem(token)].append(token)
-        self.longest = max((len(t.tokens) for ts in self.by_first.values() for t in ts), default=0)
 
     def spellings(self, token: str) -> dict[str, int]:
         """Vocabulary tokens this typed token may stand for, with their edit distance."""
@@ -201,14 +199,12 @@ def _select(matches: list[_Match]) -> list[_Match]:
     return sorted(chosen, key=lambda m: (m.start, m.term.value_id))
 
 
-def suggest_filters(
-    text: str, *, with_counts: bool = True, values: Iterable[FacetValue] | None = None
-) -> list[Suggestion]:
+def suggest_filters(text: str, *, values: Iterable[FacetValue] | None = None) -> list[Suggestion]:
     """The facet values named in `text` (names and aliases; case, plurals and small typos forgiven).
 
-    Suggestions come in the order their words appear. With `with_counts`, each carries the number
-    of cases tagged with the value or a descendant. `values` lets a caller that already holds the
-    vocabulary pass it in; the aliases are read with one query either way.
+    Suggestions come in the order their words appear. `values` lets a caller that already holds
+    the vocabulary pass it in; the aliases are read with one query either way. What following a
+    suggestion gives is counted by incidents.selectors.facet_counts.suggestions_for.
     """
     text = text[:MAX_SUGGEST_CHARS]
     tokens = _tokens(text)
@@ -220,21 +216,12 @@ def suggest_filters(
     lexicon = _Lexicon(names)
     keys = [key for key, _s, _e in tokens]
     chosen = _select(_find_matches(lexicon, keys, [text[s:e] for _k, s, e in tokens]))
-    counts: dict[int, int] = {}
-    if with_counts and chosen:
-        counts = dict(
-            CaseFacetLink.objects.filter(value_id__in={m.term.value_id for m in chosen})
-            .values_list("value_id")
-            .annotate(n=Count("case_id"))
-            .values_list("value_id", "n")
-        )
     return [
         Suggestion(
             value=by_id[m.term.value_id],
             matched=text[tokens[m.start][1] : tokens[m.end - 1][2]],
             term=m.term.text,
             exact=m.distance == 0,
-            count=counts.get(m.term.value_id, 0) if with_counts else None,
         )
         for m in chosen
         if m.term.value_id in by_id

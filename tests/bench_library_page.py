@@ -21,8 +21,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from incidents.search import suggest_filters
 from incidents.services import load_library
+from incidents.suggest import suggest_filters
 from tests.bulk import add_cases
 
 SENTENCE = "our+nccl+timeouts+came+from+a+leaking+data+loader"

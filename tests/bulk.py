@@ -9,12 +9,19 @@ from incidents.models import (
     CaseFacetLink,
     CaseRemediation,
     CostFigure,
-    CostMetric,
     FacetValue,
     Remediation,
     Source,
 )
 from incidents.services import refresh_implied_links
+from tests.factories import (
+    FIRST_DAY,
+    CaseFacetLinkFactory,
+    CaseFactory,
+    CaseRemediationFactory,
+    CostFigureFactory,
+    SourceFactory,
+)
 
 
 def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]:
@@ -23,34 +30,25 @@ def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]
     values = list(FacetValue.objects.order_by("id"))
     remediation = Remediation.objects.order_by("id").first()
     cases = Case.objects.bulk_create(
-        Case(
+        CaseFactory.build(
             slug=f"{prefix}-{i}",
             title=f"{prefix.capitalize()} case {i}",
-            summary="Synthetic case for query counting.",
-            period_start=dt.date(2020, 1, 1) + dt.timedelta(days=i % 1500),
+            period_start=FIRST_DAY + dt.timedelta(days=i % 1500),
         )
         for i in range(start, start + count)
     )
     CaseFacetLink.objects.bulk_create(
-        CaseFacetLink(case=case, value=values[(i + k * 7) % len(values)], direct=True)
+        CaseFacetLinkFactory.build(case=case, value=values[(i + k * 7) % len(values)])
         for i, case in enumerate(cases)
         for k in range(3)
     )
-    Source.objects.bulk_create(
-        Source(case=case, url=f"https://example.org/{case.slug}") for case in cases
-    )
+    Source.objects.bulk_create(SourceFactory.build(case=case) for case in cases)
     CostFigure.objects.bulk_create(
-        CostFigure(
-            case=case,
-            metric=CostMetric.GPU_HOURS_LOST,
-            value=10.0 * (i + 1),
-            source_url=f"https://example.org/{case.slug}",
-        )
-        for i, case in enumerate(cases)
+        CostFigureFactory.build(case=case, value=10.0 * (i + 1)) for i, case in enumerate(cases)
     )
     if remediation is not None:
         CaseRemediation.objects.bulk_create(
-            CaseRemediation(case=case, item=remediation) for case in cases
+            CaseRemediationFactory.build(case=case, item=remediation) for case in cases
         )
     refresh_implied_links()
     return cases

@@ -1,23 +1,85 @@
-"""Shared fixtures: a small library loaded from tests/data/library, and helpers."""
+"""Shared fixtures: the small and the seeded library, each loaded once per session.
+
+`load_library` is the slow part of a test that needs data (the seeded library takes a second or
+more). So each library is loaded once per test session, in a transaction that is rolled back,
+and its rows are kept in memory (the `django_db_setup` / `django_db_blocker` pattern of
+pytest-django). A test that asks for `small_library` or `seeded_library` gets those rows written
+back in bulk, in its own transaction: tests that change data stay isolated, and a
+`transaction=True` test (browser tests) gets them committed and flushed afterwards.
+"""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.apps import apps
+from django.core.management.color import no_style
+from django.db import connection, models, transaction
 
 from incidents.services import load_library
 
 DATA = Path(__file__).parent / "data"
 SMALL_LIBRARY = DATA / "library"
 REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = REPO_ROOT / "fixtures"
+
+Snapshot = list[tuple[type[models.Model], list[dict[str, Any]]]]
+
+
+def _library_models() -> list[type[models.Model]]:
+    """The app's models, parents before the rows that point at them."""
+    return list(apps.get_app_config("incidents").get_models())
+
+
+def _take_snapshot(path: Path) -> Snapshot:
+    """Load a library, read every row back, and leave the database as it was."""
+    with transaction.atomic():
+        load_library([path])
+        snapshot = [
+            (model, list(model.objects.order_by("pk").values())) for model in _library_models()
+        ]
+        transaction.set_rollback(True)
+    return snapshot
+
+
+def _restore(snapshot: Snapshot) -> None:
+    """Write a snapshot's rows back as they were (ids included), in one insert per table."""
+    for model, rows in snapshot:
+        # Rows are ordered by id, so a value's parent is always written before the value.
+        model.objects.bulk_create([model(**row) for row in rows])
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), _library_models()):
+            cursor.execute(sql)
+
+
+@pytest.fixture(scope="session")
+def library_snapshot(django_db_setup: None, django_db_blocker: Any) -> Callable[[Path], Snapshot]:
+    """A library's rows by folder, each library loaded at most once per session (on first use)."""
+    taken: dict[Path, Snapshot] = {}
+
+    def snapshot(path: Path) -> Snapshot:
+        if path not in taken:
+            with django_db_blocker.unblock():
+                taken[path] = _take_snapshot(path)
+        return taken[path]
+
+    return snapshot
 
 
 @pytest.fixture
-def small_library(db: None) -> None:
-    """The three-case library of tests/data/library, loaded."""
-    load_library([SMALL_LIBRARY])
+def small_library(db: None, library_snapshot: Callable[[Path], Snapshot]) -> None:
+    """The three-case library of tests/data/library, as `load_library` writes it."""
+    _restore(library_snapshot(SMALL_LIBRARY))
+
+
+@pytest.fixture
+def seeded_library(db: None, library_snapshot: Callable[[Path], Snapshot]) -> None:
+    """The seeded library of fixtures/ (the real cases), as `load_library` writes it."""
+    _restore(library_snapshot(FIXTURES))
 
 
 @pytest.fixture

@@ -6,19 +6,12 @@ import pytest
 from django.test import Client
 
 from incidents.audit.checks import ALL_CHECKS
-from incidents.services import load_library
-from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def seeded(db: None) -> None:
-    load_library([REPO_ROOT / "fixtures"])
-
-
 def test_checks_page_lists_every_check_with_links_to_its_cases(
-    client: Client, seeded: None
+    client: Client, seeded_library: None
 ) -> None:
     page = client.get("/checks/").content.decode()
     for check in ALL_CHECKS:
@@ -27,7 +20,7 @@ def test_checks_page_lists_every_check_with_links_to_its_cases(
             assert f'href="/cases/{slug}/"' in page
 
 
-def test_api_lists_checks_with_cited_case_urls(client: Client, seeded: None) -> None:
+def test_api_lists_checks_with_cited_case_urls(client: Client, seeded_library: None) -> None:
     body = client.get("/api/checks/").json()
     assert [c["id"] for c in body] == [c.id for c in ALL_CHECKS]
     assert len(body) >= 20
@@ -36,7 +29,7 @@ def test_api_lists_checks_with_cited_case_urls(client: Client, seeded: None) -> 
         assert all(c["url"] == f"http://testserver/cases/{c['slug']}/" for c in check["cases"])
 
 
-def test_api_check_detail_and_unknown_id(client: Client, seeded: None) -> None:
+def test_api_check_detail_and_unknown_id(client: Client, seeded_library: None) -> None:
     first = ALL_CHECKS[0]
     body = client.get(f"/api/checks/{first.id.lower()}/").json()
     assert body["id"] == first.id
@@ -45,7 +38,7 @@ def test_api_check_detail_and_unknown_id(client: Client, seeded: None) -> None:
     assert "NOPE-999" in response.json()["detail"]
 
 
-def test_case_page_lists_the_checks_that_cite_it(client: Client, seeded: None) -> None:
+def test_case_page_lists_the_checks_that_cite_it(client: Client, seeded_library: None) -> None:
     slug = "acme-seren-kalos-pretraining-failures"
     citing = [c for c in ALL_CHECKS if slug in c.cases]
     assert citing, "kubegap should cite the seed case"

@@ -9,7 +9,6 @@ from incidents.graph import (
     Linked,
     annotate_centrality,
     build_graph,
-    neighbourhood,
     shared_hubs,
     to_cytoscape,
 )
@@ -20,9 +19,9 @@ def _cases() -> list[CaseNode]:
     gpu = Linked("component", "gpu", "GPU")
     nccl = Linked("symptom", "nccl-timeout", "NCCL timeout")
     return [
-        CaseNode("a", "Case A", "/cases/a/", [gpu, nccl, restart]),
-        CaseNode("b", "Case B", "/cases/b/", [gpu, restart, Linked("lesson", "weigh", "Weigh")]),
-        CaseNode("c", "Case C", "/cases/c/", [nccl, Linked("component", "etcd", "etcd")]),
+        CaseNode("a", "Case A", [gpu, nccl, restart]),
+        CaseNode("b", "Case B", [gpu, restart, Linked("lesson", "weigh", "Weigh")]),
+        CaseNode("c", "Case C", [nccl, Linked("component", "etcd", "etcd")]),
     ]
 
 
@@ -54,15 +53,6 @@ def test_hubs_rank_the_most_shared_nodes_and_bridges() -> None:
     assert {h.slug for h in hubs} == {"gpu", "nccl-timeout", "restart"}
 
 
-def test_neighbourhood_of_a_case_reaches_cases_that_share_something() -> None:
-    graph = build_graph(_cases())
-    near = neighbourhood(graph, "case:c", radius=2)
-    assert "case:a" in near  # through nccl-timeout
-    assert "case:b" not in near
-    with pytest.raises(KeyError):
-        neighbourhood(graph, "case:zzz")
-
-
 def test_cytoscape_elements_are_stable() -> None:
     elements = to_cytoscape(build_graph(_cases()))
     ids = [n["data"]["id"] for n in elements["nodes"]]
@@ -73,4 +63,4 @@ def test_cytoscape_elements_are_stable() -> None:
 
 def test_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown node kind 'organisation'"):
-        build_graph([CaseNode("a", "A", "/", [Linked("organisation", "x", "X")])])
+        build_graph([CaseNode("a", "A", [Linked("organisation", "x", "X")])])

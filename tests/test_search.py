@@ -8,7 +8,8 @@ import pytest
 from django.db import connection
 
 from incidents.models import Case, FacetValue
-from incidents.search import filter_cases, suggest_filters
+from incidents.search import search_cases
+from incidents.suggest import suggest_filters
 
 pytestmark = pytest.mark.django_db
 
@@ -67,9 +68,15 @@ def test_everyday_words_spelt_as_acronyms_need_their_capitals(small_library: Non
 
 
 def test_counts_are_cases_with_the_value_or_a_descendant(small_library: None) -> None:
-    counts = {s.value.slug: s.count for s in suggest_filters("job crash and ECC errors")}
-    assert counts == {"job-crash": 2, "ecc-error": 1}
-    assert all(s.count is None for s in suggest_filters("job crash", with_counts=False))
+    from incidents.filtersets import CaseFilterSet
+    from incidents.selectors.facet_counts import suggestions_for
+
+    found = suggestions_for(CaseFilterSet({}), "job crash and ECC errors")
+    assert {c.suggestion.value.slug: c.count for c in found} == {"job-crash": 2, "ecc-error": 1}
+    # A value already applied is not suggested again; the others count under the filters.
+    applied = CaseFilterSet({"symptom": ["job-crash"], "organisation": ["meta"]})
+    found = suggestions_for(applied, "job crash and ECC errors")
+    assert {c.suggestion.value.slug: c.count for c in found} == {"ecc-error": 1}
 
 
 def test_no_words_no_suggestions(small_library: None) -> None:
@@ -107,7 +114,7 @@ def ranked_cases(db: None) -> None:
 
 
 def _search(text: str) -> list[str]:
-    return [c.slug for c in filter_cases(Case.objects.all(), text)]
+    return [c.slug for c in search_cases(Case.objects.all(), text)]
 
 
 def test_title_ranks_above_summary_above_the_rest(ranked_cases: None) -> None:
@@ -126,10 +133,10 @@ def test_no_words_leaves_the_list_as_it_was(ranked_cases: None) -> None:
 def test_facets_and_words_combine_through_the_filterset(small_library: None) -> None:
     from django.http import QueryDict
 
-    from incidents.selectors import case_list
+    from incidents.selectors.cases import case_queryset
 
-    result = case_list(params=QueryDict("q=timeouts&component=training-data-loader"))
-    assert [c.slug for c in result.cases] == ["leaky-loader"]
+    found = case_queryset(params=QueryDict("q=timeouts&component=training-data-loader"))
+    assert [c.slug for c in found.queryset] == ["leaky-loader"]
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL full-text search")

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from incidents.checks_catalog import CatalogCheck, catalog, get_check
+from incidents.selectors.checks import CatalogCheck, catalog, get_check
 
 CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
     "id": serializers.CharField(),

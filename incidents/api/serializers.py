@@ -1,4 +1,4 @@
-"""JSON shapes of the API: a case row, the full case card, facet counts."""
+"""JSON shapes of the API: a case row, the full case card, facet counts (keys from the registry)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,9 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from incidents.models import Case, FacetValue
-from incidents.selectors import values_by_facet
-from incidents.vocabulary import FACETS
-
-
-class FacetValueRefSerializer(serializers.ModelSerializer[FacetValue]):
-    class Meta:
-        model = FacetValue
-        fields = ["slug", "name"]
+from incidents.facets import FACETS
+from incidents.models import Case
+from incidents.selectors.cases import values_by_facet
 
 
 class PeriodSerializer(serializers.Serializer[Case]):
@@ -25,19 +19,21 @@ class PeriodSerializer(serializers.Serializer[Case]):
     end = serializers.DateField(source="period_end", allow_null=True)
     end_precision = serializers.CharField(source="period_end_precision")
     label = serializers.CharField(source="period_label")  # type: ignore[assignment]
+    published = serializers.DateField(allow_null=True)
+    published_precision = serializers.CharField()
 
 
 _FACETS_SCHEMA = {
     "type": "object",
     "properties": {
-        param: {
+        spec.param: {
             "type": "array",
             "items": {
                 "type": "object",
                 "properties": {"slug": {"type": "string"}, "name": {"type": "string"}},
             },
         }
-        for _facet, param, _label in FACETS
+        for spec in FACETS
     },
 }
 
@@ -54,8 +50,8 @@ class FacetsField(serializers.Field):  # type: ignore[type-arg]
     def to_representation(self, case: Case) -> dict[str, list[dict[str, str]]]:
         grouped = values_by_facet(case)
         return {
-            param: [{"slug": v.slug, "name": v.name} for v in grouped[facet]]
-            for facet, param, _label in FACETS
+            spec.param: [{"slug": v.slug, "name": v.name} for v in grouped[spec.facet]]
+            for spec in FACETS
         }
 
 
@@ -139,11 +135,10 @@ class FacetCountSerializer(serializers.Serializer[Any]):
     excluded = serializers.BooleanField()
 
     def get_parent(self, item: Any) -> str | None:
-        parent = item.value.parent
-        return parent.slug if parent else None
+        return item.parent.slug if item.parent else None
 
 
 class FacetGroupSerializer(serializers.Serializer[Any]):
-    facet = serializers.CharField(source="param")
-    label = serializers.CharField()  # type: ignore[assignment]
+    facet = serializers.CharField(source="spec.param")
+    label = serializers.CharField(source="spec.plural")  # type: ignore[assignment]
     values = FacetCountSerializer(many=True)

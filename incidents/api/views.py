@@ -1,4 +1,8 @@
-"""API endpoints: the same filters as the pages, through the same FilterSet and selectors."""
+"""API endpoints: the same filters as the pages, through the same selectors.
+
+The case list is `case_queryset` paginated (no queryset of its own); its parameters and the
+facet counts' are documented from the registry.
+"""
 
 from __future__ import annotations
 
@@ -17,44 +21,52 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from incidents import selectors
 from incidents.api.serializers import (
     CaseDetailSerializer,
     CaseSummarySerializer,
     FacetGroupSerializer,
 )
-from incidents.filtersets import CaseFilterSet
+from incidents.facets import FACETS
 from incidents.models import Case
-from incidents.vocabulary import FACETS
+from incidents.selectors.cases import case_detail_queryset, case_queryset, with_facet_values
+from incidents.selectors.facet_counts import facet_groups
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
 FILTER_PARAMETERS = [
     OpenApiParameter("q", str, description="Text to search for"),
     *(
         OpenApiParameter(name, str, many=True, description=f"{label} slug; repeatable")
-        for _facet, param, label in FACETS
-        for name in (param, f"not_{param}")
+        for spec in FACETS
+        for name, label in ((spec.param, spec.label), (spec.exclude_param, f"Not {spec.label}"))
     ),
 ]
 
 
-@extend_schema(
-    responses={200: CaseSummarySerializer, 400: OpenApiResponse(description="Unknown filter value")}
-)
 class CaseViewSet(viewsets.ReadOnlyModelViewSet[Case]):
-    """Cases, newest first; filter with root_cause, component, symptom, contributing_factor,
-    organisation (slugs, repeatable; OR within a facet, AND across), not_<facet> and q."""
+    """Cases, newest first; filter by facet (slugs, repeatable; OR within a facet, AND across),
+    not_<facet> and q, as on the pages."""
 
-    filterset_class = CaseFilterSet
     lookup_field = "slug"
 
     def get_queryset(self) -> QuerySet[Case]:
-        if self.action == "retrieve":
-            return selectors.case_detail_queryset()
-        return Case.objects.prefetch_related(selectors.direct_links_prefetch())
+        return case_detail_queryset()
 
     def get_serializer_class(self) -> type[CaseSummarySerializer]:
         return CaseDetailSerializer if self.action == "retrieve" else CaseSummarySerializer
+
+    @extend_schema(
+        parameters=FILTER_PARAMETERS,
+        responses={
+            200: CaseSummarySerializer(many=True),
+            400: OpenApiResponse(description="Unknown filter value"),
+        },
+    )
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        found = case_queryset(params=request.query_params)
+        if found.errors:
+            raise ValidationError(found.errors)
+        page = self.paginate_queryset(with_facet_values(found.queryset))
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(responses={200: CaseDetailSerializer, 404: ERROR_RESPONSE})
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -78,12 +90,13 @@ class FacetCountsView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        result = selectors.case_list(params=request.query_params, per_page=1)
-        if result.errors:
-            raise ValidationError(result.errors)
+        found = case_queryset(params=request.query_params)
+        if found.errors:
+            raise ValidationError(found.errors)
+        groups = facet_groups(found.filterset)
         return Response(
             {
-                "count": result.total,
-                "facets": FacetGroupSerializer(result.facets, many=True).data,
+                "count": found.queryset.count(),
+                "facets": FacetGroupSerializer(groups, many=True).data,
             }
         )

@@ -10,10 +10,10 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from incidents.models import CaseKind, CostMetric, DatePrecision, Facet, Setting, SourceKind
+from incidents.facets import FACETS, ORGANISATION
+from incidents.models import CaseKind, CostMetric, DatePrecision, Setting, SourceKind
 from incidents.services.library_entries import (
     CASE_KEYS,
-    FACET_FIELDS,
     SHARED_KINDS,
     SLUG_RE,
     CaseEntry,
@@ -134,10 +134,10 @@ def case_entry(c: FieldReader, slug: str, display: str, raw: dict[str, Any]) -> 
         if start and end and end.date < start.date:
             c.add("period.end", f"{end.date} is before the start {start.date}")
     facets: dict[str, list[str]] = {}
-    for key, facet in FACET_FIELDS.items():
-        facets[facet] = _read_slug_list(c, raw.get(key), key)
-    if not facets[Facet.ORGANISATION]:
-        c.add("organisations", "is required (at least one organisation slug)")
+    for spec in FACETS:
+        facets[spec.facet] = _read_slug_list(c, raw.get(spec.fixture_key), spec.fixture_key)
+    if not facets[ORGANISATION.facet]:
+        c.add(ORGANISATION.fixture_key, "is required (at least one organisation slug)")
     items = {kind: _read_item_refs(c, raw.get(kind), kind) for kind in SHARED_KINDS}
     entry = CaseEntry(
         slug=slug,

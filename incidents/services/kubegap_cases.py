@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from incidents.models import Facet, SourceKind
+from incidents.facets import ORGANISATION
+from incidents.models import SourceKind
 from incidents.services.library_entries import CaseEntry
 from incidents.services.library_files import read_library
 
@@ -26,12 +27,12 @@ def _primary_source(case: CaseEntry) -> str:
 def export_cases(fixtures: Path) -> str:
     """The JSON text of every case in `fixtures`: slug -> title, organisations, summary, source."""
     data = read_library([fixtures])
-    organisation_names = {v.slug: v.name for v in data.vocabulary if v.facet == Facet.ORGANISATION}
+    organisation_names = {v.slug: v.name for v in data.vocabulary if v.facet == ORGANISATION.facet}
     cases = {
         case.slug: {
             "title": case.title,
             "organisation": ", ".join(
-                organisation_names.get(slug, slug) for slug in case.facets[Facet.ORGANISATION]
+                organisation_names.get(slug, slug) for slug in case.facets[ORGANISATION.facet]
             ),
             "summary": " ".join(case.summary.split()),
             "source": _primary_source(case),

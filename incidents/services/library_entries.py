@@ -6,21 +6,26 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 
-from incidents.models import Facet
+from incidents.facets import FACETS
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SHARED_KINDS = ("remediations", "action_items", "lessons")
-FACET_FIELDS: dict[str, str] = {
-    "root_causes": Facet.ROOT_CAUSE,
-    "components": Facet.COMPONENT,
-    "symptoms": Facet.SYMPTOM,
-    "contributing_factors": Facet.CONTRIBUTING_FACTOR,
-    "organisations": Facet.ORGANISATION,
-}
+# The keys of a case file: its own fields, one list per facet (the registry's fixture keys) and
+# one per kind of shared entry.
 CASE_KEYS = {
-    "title", "kind", "setting", "period", "published", "summary", "detection", "key_figures", "cost",
-    "sources", *FACET_FIELDS, *SHARED_KINDS,
-}  # fmt: skip
+    "title",
+    "kind",
+    "setting",
+    "period",
+    "published",
+    "summary",
+    "detection",
+    "key_figures",
+    "cost",
+    "sources",
+    *(spec.fixture_key for spec in FACETS),
+    *SHARED_KINDS,
+}
 
 
 @dataclass(frozen=True)

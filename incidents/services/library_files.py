@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from incidents.models import Facet
+from incidents.facets import FACETS
 from incidents.services.case_fields import FieldReader, case_entry
 from incidents.services.library_entries import (
     SHARED_KINDS,
@@ -101,9 +101,9 @@ def _display(path: Path, root: Path | None) -> str:
 
 
 def _facet_of(path: Path) -> str | None:
-    for facet in Facet.values:
-        if path.stem == facet or path.stem.startswith(f"{facet}-"):
-            return facet
+    for spec in FACETS:
+        if path.stem == spec.facet or path.stem.startswith(f"{spec.facet}-"):
+            return spec.facet
     return None
 
 
@@ -132,7 +132,10 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
     if facet is None:
         problems.append(
             Problem(
-                display, None, None, f"file name must start with one of {', '.join(Facet.values)}"
+                display,
+                None,
+                None,
+                f"file name must start with one of {', '.join(s.facet for s in FACETS)}",
             )
         )
         return

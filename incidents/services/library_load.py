@@ -10,24 +10,17 @@ from typing import Any
 
 from django.db import transaction
 
+from incidents import facets
 from incidents.models import (
     ActionItem,
-    Case,
-    CaseActionItem,
-    CaseFacetLink,
-    CaseLesson,
-    CaseRemediation,
-    CostFigure,
     FacetAlias,
     FacetValue,
-    KeyFigure,
     Lesson,
     Remediation,
-    Source,
 )
+from incidents.services.case_rows import apply_case
 from incidents.services.facet_links import refresh_implied_links
 from incidents.services.library_entries import (
-    FACET_FIELDS,
     CaseEntry,
     LibraryData,
     LibraryError,
@@ -44,12 +37,6 @@ SHARED_MODELS: dict[str, Any] = {
     "action_items": ActionItem,
     "lessons": Lesson,
 }
-LINK_MODELS: dict[str, Any] = {
-    "remediations": CaseRemediation,
-    "action_items": CaseActionItem,
-    "lessons": CaseLesson,
-}
-FACET_LABEL = {facet: key for key, facet in FACET_FIELDS.items()}
 
 
 @dataclass
@@ -99,7 +86,7 @@ def _apply(data: LibraryData) -> LoadReport:
     if problems:
         raise LibraryError(problems)
     for entry in data.cases:
-        _apply_case(entry, values, shared, report)
+        report.note("cases", apply_case(entry, values, shared))
     refresh_implied_links()
     return report
 
@@ -268,7 +255,7 @@ def _check_case_references(
                         Problem(
                             case.file,
                             label,
-                            f"{FACET_LABEL[facet]}[{index}]",
+                            f"{facets.spec(facet).fixture_key}[{index}]",
                             f"{slug!r} is not a known {facet.replace('_', ' ')} value",
                         )
                     )
@@ -283,133 +270,3 @@ def _check_case_references(
                             f"{ref.slug!r} is not a known entry of shared/{kind}*.yaml",
                         )
                     )
-
-
-def _case_state(case: Case) -> dict[str, Any]:
-    """The stored case in the same shape as `_entry_state`, to tell whether a load changes it."""
-    return {
-        "fields": _fields_of(case),
-        "direct": sorted(
-            case.links.filter(direct=True).values_list("value_id", flat=True)  # type: ignore[attr-defined]
-        ),
-        "sources": [
-            (s.url, s.kind, s.title, s.archived_url)
-            for s in case.sources.order_by("position")  # type: ignore[attr-defined]
-        ],
-        "figures": [
-            (f.value, f.unit, f.measures, f.source_url)
-            for f in case.key_figures.order_by("position")  # type: ignore[attr-defined]
-        ],
-        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in case.costs.all()),  # type: ignore[attr-defined]
-        **{
-            kind: [
-                (link.item_id, link.wording)
-                for link in model.objects.filter(case=case).order_by("position")
-            ]
-            for kind, model in LINK_MODELS.items()
-        },
-    }
-
-
-def _fields_of(case: Case) -> dict[str, Any]:
-    return {
-        name: getattr(case, name)
-        for name in (
-            "title", "summary", "detection", "kind", "setting", "period_start",
-            "period_start_precision", "period_end", "period_end_precision", "published",
-            "published_precision",
-        )
-    }  # fmt: skip
-
-
-def _entry_state(
-    entry: CaseEntry,
-    values: dict[tuple[str, str], FacetValue],
-    shared: dict[str, dict[str, Any]],
-) -> dict[str, Any]:
-    start, end, published = entry.period_start, entry.period_end, entry.published
-    return {
-        "fields": {
-            "title": entry.title,
-            "summary": entry.summary,
-            "detection": entry.detection,
-            "kind": entry.kind,
-            "setting": entry.setting,
-            "period_start": start.date if start else None,
-            "period_start_precision": start.precision if start else "day",
-            "period_end": end.date if end else None,
-            "period_end_precision": end.precision if end else "day",
-            "published": published.date if published else None,
-            "published_precision": published.precision if published else "day",
-        },
-        "direct": sorted(
-            values[(facet, slug)].id for facet, slugs in entry.facets.items() for slug in slugs
-        ),
-        "sources": [(s.url, s.kind, s.title, s.archived_url) for s in entry.sources],
-        "figures": [(f.value, f.unit, f.measures, f.source_url) for f in entry.key_figures],
-        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in entry.costs),
-        **{
-            kind: [(shared[kind][ref.slug].id, ref.wording) for ref in refs]
-            for kind, refs in entry.items.items()
-        },
-    }
-
-
-def _apply_case(
-    entry: CaseEntry,
-    values: dict[tuple[str, str], FacetValue],
-    shared: dict[str, dict[str, Any]],
-    report: LoadReport,
-) -> None:
-    wanted = _entry_state(entry, values, shared)
-    case = Case.objects.filter(slug=entry.slug).first()
-    if case is not None and _case_state(case) == wanted:
-        report.note("cases", "unchanged")
-        return
-    if case is None:
-        case = Case(slug=entry.slug)
-        report.note("cases", "created")
-    else:
-        report.note("cases", "updated")
-    for name, value in wanted["fields"].items():
-        setattr(case, name, value)
-    case.save()
-    CaseFacetLink.objects.filter(case=case).delete()
-    CaseFacetLink.objects.bulk_create(
-        CaseFacetLink(case=case, value_id=value_id, direct=True) for value_id in wanted["direct"]
-    )
-    Source.objects.filter(case=case).delete()
-    Source.objects.bulk_create(
-        Source(
-            case=case,
-            position=i,
-            url=s.url,
-            kind=s.kind,
-            title=s.title,
-            archived_url=s.archived_url,
-        )
-        for i, s in enumerate(entry.sources)
-    )
-    KeyFigure.objects.filter(case=case).delete()
-    KeyFigure.objects.bulk_create(
-        KeyFigure(
-            case=case,
-            position=i,
-            value=f.value,
-            unit=f.unit,
-            measures=f.measures,
-            source_url=f.source_url,
-        )
-        for i, f in enumerate(entry.key_figures)
-    )
-    CostFigure.objects.filter(case=case).delete()
-    CostFigure.objects.bulk_create(
-        CostFigure(case=case, metric=c.metric, value=c.value, note=c.note, source_url=c.source_url)
-        for c in entry.costs
-    )
-    for kind, model in LINK_MODELS.items():
-        model.objects.filter(case=case).delete()
-        model.objects.bulk_create(
-            model(case=case, item=shared[kind][ref.slug], position=i, wording=ref.wording)
-            for i, ref in enumerate(entry.items[kind])
-        )

@@ -7,7 +7,7 @@
 - Playwright's sync API keeps an asyncio loop running on the main thread while a browser is open;
   Django would then refuse synchronous database calls (the test database flush), so
   DJANGO_ALLOW_ASYNC_UNSAFE is set only while this package's browser is open, and the browser
-  is closed (its loop stopped) at the end of each module, before other tests run.
+  is closed (its loop stopped) at the end of this package, before other tests run.
 - Data must be committed for the server thread to see it: use
   `@pytest.mark.django_db(transaction=True)`.
 - Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace).
@@ -50,9 +50,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
-    """Debian's chromium, headless, for one test module."""
+    """Debian's chromium, headless, started once for the browser tests (each gets a context)."""
     if not CHROMIUM.exists():
         message = f"no chromium at {CHROMIUM} (apt-get install -y chromium)"
         if os.environ.get("BROWSER_TESTS_REQUIRED"):

@@ -6,10 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from playwright.sync_api import Page, expect
-
-from incidents.services import load_library
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -146,10 +143,9 @@ def test_everything_works_without_javascript(
 
 
 def test_the_issue_bar_and_screenshots(
-    page: Page, live_server: object, screenshot_dir: Path, transactional_db: None
+    page: Page, live_server: object, screenshot_dir: Path, seeded_library: None
 ) -> None:
     """On the real library: the sentence's two suggestions lead to the Acme case."""
-    load_library([settings.FIXTURES_DIR])
     page.goto(f"{live_server.url}/")  # type: ignore[attr-defined]
     page.locator("#q").fill(SENTENCE)
     page.locator("#s-symptom-nccl-timeout").click()

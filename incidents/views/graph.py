@@ -6,17 +6,18 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from incidents import graph as g
-from incidents.selectors_graph import case_graph
+from incidents.presenters import graph_page as presenter
+from incidents.selectors.graph import case_graph
 
 
 def _min_cases(request: HttpRequest) -> tuple[int, str | None]:
-    raw = request.GET.get("min_cases", "1")
+    raw = request.GET.get("min_cases", str(presenter.DEFAULT_MIN_CASES))
     try:
         value = int(raw)
     except ValueError:
-        return 1, f"min_cases must be a whole number, not {raw!r}"
+        return presenter.DEFAULT_MIN_CASES, f"min_cases must be a whole number, not {raw!r}"
     if not 1 <= value <= 50:
-        return 1, f"min_cases must be between 1 and 50, not {value}"
+        return presenter.DEFAULT_MIN_CASES, f"min_cases must be between 1 and 50, not {value}"
     return value, None
 
 
@@ -24,23 +25,7 @@ def graph_page(request: HttpRequest) -> HttpResponse:
     """The drawing (when JavaScript runs) and, always, tables of what the cases share most."""
     min_cases, error = _min_cases(request)
     result = case_graph(params=request.GET, min_cases=min_cases)
-    query = request.GET.urlencode()
-    context = {
-        "result": result,
-        "errors": result.errors,
-        "min_cases_error": error,
-        "min_cases": min_cases,
-        "query": query,
-        "node_kinds": g.NODE_KINDS,
-        "remedies": g.shared_hubs(result.graph, kinds=["remediation", "lesson"], limit=12),
-        "bridges": g.shared_hubs(
-            result.graph,
-            kinds=["root_cause", "component", "symptom", "contributing_factor"],
-            limit=12,
-        ),
-        "node_count": result.graph.number_of_nodes(),
-        "edge_count": result.graph.number_of_edges(),
-    }
+    context = presenter.context(result, request.GET, min_cases, error)
     return render(request, "incidents/graph.html", context)
 
 
@@ -53,6 +38,5 @@ def graph_data(request: HttpRequest) -> JsonResponse:
         errors["min_cases"] = [error]
     if errors:
         return JsonResponse({"errors": errors}, status=400)
-    return JsonResponse(
-        {"cases": result.case_count, "elements": g.to_cytoscape(result.graph)},
-    )
+    presenter.link_nodes(result)
+    return JsonResponse({"cases": result.case_count, "elements": g.to_cytoscape(result.graph)})

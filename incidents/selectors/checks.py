@@ -15,6 +15,8 @@ from incidents.models import Case
 
 @dataclass(frozen=True)
 class CitedCase:
+    """A case a check cites; its title when the library holds it, else its slug."""
+
     slug: str
     title: str
     in_library: bool
@@ -26,10 +28,6 @@ class CatalogCheck:
 
     check: Check
     cases: list[CitedCase]
-
-    @property
-    def id(self) -> str:
-        return self.check.id
 
 
 def _titles(slugs: set[str]) -> dict[str, str]:

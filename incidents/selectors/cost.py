@@ -5,21 +5,19 @@ count took 82% of the GPU time of failed jobs. So next to the number of cases, e
 sum of each cost metric and how many of its cases report that metric at all; cases whose sources
 give no cost are counted as cases and add nothing to the sums.
 
-The cases are the ones the request's filters select, through the one CaseFilterSet.
+The cases are the ones the request's filters select, through `case_queryset`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Q, Sum
-from django.http import QueryDict
 
-from incidents.filtersets import CaseFilterSet
-from incidents.models import Case, CaseFacetLink, CostFigure, CostMetric, FacetValue
-from incidents.selectors import filter_cases
-from incidents.vocabulary import FACETS, Vocabulary
+from incidents.facets import FacetSpec
+from incidents.models import CaseFacetLink, CostFigure, CostMetric, FacetValue
+from incidents.selectors.cases import CaseQuery, Params, case_queryset
 
 METRICS: list[str] = list(CostMetric.values)
 LEVELS = ("top", "all")  # top-level values only, or every value of the tree
@@ -55,18 +53,13 @@ class CostRow:
 class CostView:
     """The cost of the filtered cases, per value of one facet."""
 
-    filterset: CaseFilterSet
-    facet: str
+    query: CaseQuery
+    spec: FacetSpec
     metric: str
     level: str
     total_cases: int
     totals: dict[str, MetricTotal]
     rows: list[CostRow]
-    errors: dict[str, list[str]] = field(default_factory=dict)
-
-    @property
-    def reporting_any(self) -> int:
-        return max((t.reporting for t in self.totals.values()), default=0)
 
 
 def _metric_sums(prefix: str) -> dict[str, Any]:
@@ -90,25 +83,18 @@ def _totals(row: dict[str, Any]) -> dict[str, MetricTotal]:
 
 
 def cost_by_facet(
-    *,
-    params: QueryDict | dict[str, Any] | None,
-    facet: str,
-    metric: str | None = None,
-    level: str = "top",
+    *, params: Params, spec: FacetSpec, metric: str | None = None, level: str = "top"
 ) -> CostView:
-    """Cases and reported cost per value of `facet`, over the cases the filters select.
+    """Cases and reported cost per value of a facet, over the cases the filters select.
 
     A value counts the distinct cases tagged with it or a descendant. Rows are the values with at
     least one case, most costly (in `metric`) first, then most cases. Without a `metric`, the one
     that most of the selected cases report is used. Four queries, whatever the number of cases:
     the vocabulary, the totals, the case count and one grouped query for the facet.
     """
-    vocabulary = Vocabulary.load()
-    filterset = filter_cases(params=params, vocabulary=vocabulary)
-    filterset.is_valid()
-    errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
-    cases = filterset.filter_queryset_without(Case.objects.all(), skip="")
-    case_ids = cases.order_by().values("id")
+    query = case_queryset(params=params)
+    vocabulary = query.vocabulary
+    case_ids = query.queryset.order_by().values("id")
 
     totals = _totals(
         CostFigure.objects.filter(case__in=case_ids).aggregate(**_metric_sums(prefix=""))
@@ -116,7 +102,7 @@ def cost_by_facet(
     if metric is None:
         metric = max(METRICS, key=lambda m: (totals[m].reporting, -METRICS.index(m)))
     grouped = (
-        CaseFacetLink.objects.filter(case__in=case_ids, value__facet=facet)
+        CaseFacetLink.objects.filter(case__in=case_ids, value__facet=spec.facet)
         .values("value_id")
         .annotate(n_cases=Count("case_id", distinct=True), **_metric_sums(prefix="case__costs__"))
         .order_by()
@@ -129,15 +115,11 @@ def cost_by_facet(
         rows.append(CostRow(value, vocabulary.path(value)[:-1], row["n_cases"], _totals(dict(row))))
     rows.sort(key=lambda r: (-r.metrics[metric].total, -r.cases, r.value.name.lower()))
     return CostView(
-        filterset=filterset,
-        facet=facet,
+        query=query,
+        spec=spec,
         metric=metric,
         level=level,
-        total_cases=cases.count(),
+        total_cases=query.queryset.count(),
         totals=totals,
         rows=rows,
-        errors=errors,
     )
-
-
-FACET_CHOICES = [(facet, label) for facet, _param, label in FACETS]

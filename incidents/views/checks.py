@@ -7,7 +7,7 @@ from itertools import groupby
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from incidents.checks_catalog import catalog
+from incidents.selectors.checks import catalog
 
 
 def check_list(request: HttpRequest) -> HttpResponse:

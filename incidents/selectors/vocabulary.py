@@ -1,11 +1,14 @@
-"""The facet vocabulary held in memory for one request: values by id and slug, and the tree."""
+"""The facet vocabulary held in memory for one request: values by id and slug, and the tree.
+
+Loaded with one query; selectors pass it along so that a page reads the vocabulary once.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from incidents.models import Facet, FacetValue
+from incidents.models import FacetValue
 
 
 @dataclass
@@ -60,13 +63,3 @@ class Vocabulary:
 
         walk(self.roots(facet))
         return ordered
-
-
-FACETS: list[tuple[str, str, str]] = [
-    # (facet, query parameter, plural label)
-    (Facet.ROOT_CAUSE, "root_cause", "Root causes"),
-    (Facet.COMPONENT, "component", "Components"),
-    (Facet.SYMPTOM, "symptom", "Symptoms"),
-    (Facet.CONTRIBUTING_FACTOR, "contributing_factor", "Contributing factors"),
-    (Facet.ORGANISATION, "organisation", "Organisations"),
-]

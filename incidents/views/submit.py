@@ -15,15 +15,16 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 
+from incidents import facets
+from incidents.forms import SubmitCaseForm
 from incidents.models import Case
-from incidents.search import suggest_filters
+from incidents.selectors.cases import case_detail
+from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.case_submission import case_file_yaml, submit_case
-from incidents.services.library_entries import FACET_FIELDS, LibraryError
-from incidents.submit_forms import SubmitCaseForm
-from incidents.vocabulary import Vocabulary
+from incidents.services.library_entries import LibraryError
+from incidents.suggest import suggest_filters
 
 SESSION_KEY = "submitted_case"
-FIELD_OF_FACET = {facet: name for name, facet in FACET_FIELDS.items()}
 
 
 def _initial(form: SubmitCaseForm, data: QueryDict) -> dict[str, Any]:
@@ -46,11 +47,9 @@ def submit(request: HttpRequest) -> HttpResponse:
         form = SubmitCaseForm(vocabulary=vocabulary)
     elif request.POST.get("action") == "suggest":
         data = request.POST.copy()
-        suggestions = suggest_filters(
-            data.get("text", ""), with_counts=False, values=vocabulary.values.values()
-        )
+        suggestions = suggest_filters(data.get("text", ""), values=vocabulary.values.values())
         for suggestion in suggestions:
-            name = FIELD_OF_FACET[suggestion.facet]
+            name = facets.spec(suggestion.facet).fixture_key
             if suggestion.value.slug not in data.getlist(name):
                 data.appendlist(name, suggestion.value.slug)
         blank = SubmitCaseForm(vocabulary=vocabulary)
@@ -79,9 +78,10 @@ def submit(request: HttpRequest) -> HttpResponse:
 @permission_required("incidents.add_case", raise_exception=True)
 def submit_done(request: HttpRequest, slug: str) -> HttpResponse:
     """The case just added, with the YAML to commit as fixtures/cases/<slug>.yaml."""
-    case = Case.objects.filter(slug=slug).first()
-    if case is None:
-        raise Http404(f"No case with slug {slug!r}")
+    try:
+        case = case_detail(slug=slug)
+    except Case.DoesNotExist as exc:
+        raise Http404(f"No case with slug {slug!r}") from exc
     saved = request.session.get(SESSION_KEY) or {}
     return render(
         request,

@@ -1,7 +1,8 @@
 """Reads for the case page beyond the card itself: similar cases and the case's broad areas.
 
-Both take a case fetched by `selectors.case_detail` (its direct links prefetched) and cost a
-fixed number of queries, whatever the size of the library.
+Both take a case fetched by `case_detail` (its direct links prefetched) and cost a fixed number
+of queries, whatever the size of the library. "Similar" means a similar failure: only the
+registry's failure facets count, so the same organisation alone does not make two cases alike.
 """
 
 from __future__ import annotations
@@ -11,17 +12,12 @@ from dataclasses import dataclass
 from django.db.models import Count
 from django.db.models.functions import Coalesce
 
-from incidents.models import Case, CaseFacetLink, Facet, FacetValue
-from incidents.vocabulary import FACETS
+from incidents.facets import COMPONENT, FACETS, FAILURE_FACETS, FacetSpec
+from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.selectors.cases import own_values
 
-# "Similar" means a similar failure: the same organisation alone does not make two cases alike.
-SIMILARITY_FACETS: tuple[str, ...] = (
-    Facet.ROOT_CAUSE,
-    Facet.COMPONENT,
-    Facet.SYMPTOM,
-    Facet.CONTRIBUTING_FACTOR,
-)
-_FACET_ORDER = {facet: index for index, (facet, _param, _label) in enumerate(FACETS)}
+_FAILURE = {spec.facet for spec in FAILURE_FACETS}
+_FACET_ORDER = {spec.facet: index for index, spec in enumerate(FACETS)}
 
 
 @dataclass(frozen=True)
@@ -32,18 +28,13 @@ class SimilarCase:
     shared: list[FacetValue]
 
 
-def own_values(case: Case) -> list[FacetValue]:
-    """The facet values a prefetched case is tagged with (its direct links)."""
-    return [link.value for link in getattr(case, "direct_links", [])]
-
-
 def similar_cases(*, case: Case, limit: int = 5) -> list[SimilarCase]:
     """The cases sharing the most directly tagged failure values with `case`, most shared first.
 
-    Ties go to the newer case (by period, else publication date), then by title. Three queries at most: the ranking (counted in the
-    database), the cases, and which values each shares.
+    Ties go to the newer case (by period, else publication date), then by title. Three queries
+    at most: the ranking (counted in the database), the cases, and which values each shares.
     """
-    own = {v.id: v for v in own_values(case) if v.facet in SIMILARITY_FACETS}
+    own = {v.id: v for v in own_values(case) if v.facet in _FAILURE}
     if not own:
         return []
     ranked = list(
@@ -75,18 +66,13 @@ def similar_cases(*, case: Case, limit: int = 5) -> list[SimilarCase]:
     ]
 
 
-def broad_areas(*, case: Case, facet: str = Facet.COMPONENT) -> list[FacetValue]:
+def broad_areas(*, case: Case, spec: FacetSpec = COMPONENT) -> list[FacetValue]:
     """The top-level values of a facet the case falls under (tagged directly or through a child)."""
     return [
         link.value
         for link in CaseFacetLink.objects.filter(
-            case=case, value__facet=facet, value__parent__isnull=True
+            case=case, value__facet=spec.facet, value__parent__isnull=True
         )
         .select_related("value")
         .order_by("value__name")
     ]
-
-
-def wayback_lookup_url(url: str) -> str:
-    """The Internet Archive's list of captures of a URL (it may hold none)."""
-    return f"https://web.archive.org/web/*/{url}"

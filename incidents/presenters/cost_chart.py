@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from incidents.selectors_cost import CostRow
+from incidents.selectors.cost import CostRow
 
 ROW_HEIGHT = 26
 BAR_HEIGHT = 16

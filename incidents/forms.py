@@ -13,32 +13,14 @@ from typing import Any
 from django import forms
 from django.utils.text import slugify
 
-from incidents.models import (
-    ActionItem,
-    CaseKind,
-    CostMetric,
-    Lesson,
-    Remediation,
-    Setting,
-    SourceKind,
-)
-from incidents.services.library_entries import FACET_FIELDS, Problem
-from incidents.vocabulary import Vocabulary
+from incidents.facets import FACETS
+from incidents.models import CaseKind, CostMetric, Setting, SourceKind
+from incidents.selectors.vocabulary import Vocabulary
+from incidents.services.library_entries import Problem
+from incidents.services.library_load import SHARED_MODELS
 
 SOURCE_ROWS = 3
 FIGURE_ROWS = 3
-SHARED_MODELS: dict[str, Any] = {
-    "remediations": Remediation,
-    "action_items": ActionItem,
-    "lessons": Lesson,
-}
-FACET_FIELD_LABELS = {
-    "root_causes": "Root causes",
-    "components": "Components",
-    "symptoms": "Symptoms",
-    "contributing_factors": "Contributing factors",
-    "organisations": "Organisations",
-}
 _NUMBER = re.compile(r"^-?[\d,]*\.?\d+$")
 
 
@@ -72,15 +54,16 @@ class SubmitCaseForm(forms.Form):
 
     def __init__(self, *args: Any, vocabulary: Vocabulary, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for name, facet in FACET_FIELDS.items():
+        # One field per facet, named like the case file's key ("root_causes").
+        for spec in FACETS:
             choices = [
                 (v.slug, "— " * vocabulary.depth(v) + v.name)
-                for v in vocabulary.in_tree_order(facet)
+                for v in vocabulary.in_tree_order(spec.facet)
             ]
-            self.fields[name] = forms.MultipleChoiceField(
+            self.fields[spec.fixture_key] = forms.MultipleChoiceField(
                 required=False,
                 choices=choices,
-                label=FACET_FIELD_LABELS[name],
+                label=spec.plural,
                 widget=forms.CheckboxSelectMultiple,
             )
         for kind, model in SHARED_MODELS.items():
@@ -115,7 +98,7 @@ class SubmitCaseForm(forms.Form):
     # --- layout helpers for the template ---------------------------------------------------
 
     def facet_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in FACET_FIELDS]
+        return [self[spec.fixture_key] for spec in FACETS]
 
     def shared_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in SHARED_MODELS]
@@ -157,9 +140,9 @@ class SubmitCaseForm(forms.Form):
         entry["summary"] = data["summary"]
         if data["detection"]:
             entry["detection"] = data["detection"]
-        for name in FACET_FIELDS:
-            if data.get(name):
-                entry[name] = list(data[name])
+        for spec in FACETS:
+            if data.get(spec.fixture_key):
+                entry[spec.fixture_key] = list(data[spec.fixture_key])
         for kind in SHARED_MODELS:
             if data.get(kind):
                 entry[kind] = [{"ref": slug} for slug in data[kind]]

@@ -1,0 +1,195 @@
+"""What the library page shows, made from what the selectors read: chips, suggestions, facet trees,
+case rows, pagination, messages. No queries here; every link comes from the page's QueryState.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.paginator import Page
+
+from incidents import facets
+from incidents.facets import FACETS, FacetSpec
+from incidents.models import Case, FacetValue
+from incidents.presenters.query_state import Chip, QueryState
+from incidents.selectors.cases import CaseListResult, values_by_facet
+from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
+from incidents.selectors.vocabulary import Vocabulary
+from incidents.suggest import Suggestion
+
+
+@dataclass(frozen=True)
+class SuggestionLink:
+    """A suggested filter, the cases following it gives, and the link that applies it."""
+
+    suggestion: Suggestion
+    count: int
+    url: str
+
+
+@dataclass(frozen=True)
+class FacetTree:
+    """A facet's values that give cases under the filters, as a tree; `active` if one is used."""
+
+    spec: FacetSpec
+    roots: list[FacetNode]
+    active: bool
+
+
+@dataclass
+class FacetNode:
+    """A facet value in its tree, with its "what if" count and its links."""
+
+    item: FacetCount
+    toggle_url: str
+    exclude_url: str
+    children: list[FacetNode] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ValueLinks:
+    """A case's own values of one facet, each with a link to the cases that share it."""
+
+    spec: FacetSpec
+    links: list[tuple[FacetValue, str]]
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """A listed case: who reported it (the facets that are not about the failure, shown in its
+    meta line) and its failure facets' values, all linked to the cases sharing them."""
+
+    case: Case
+    meta: list[tuple[FacetValue, str]]
+    facets: list[ValueLinks]
+
+
+def chips(state: QueryState, vocabulary: Vocabulary) -> list[Chip]:
+    return state.chips(vocabulary.by_slug)
+
+
+def unknown_values(
+    vocabulary: Vocabulary, errors: Mapping[str, list[str]], params: Any
+) -> list[str]:
+    """Sentences naming each facet value in the request that the library does not have, and any
+    other parameter that was not used."""
+    messages = []
+    for spec in FACETS:
+        for name in spec.params:
+            for slug in params.getlist(name):
+                if vocabulary.get(spec.facet, slug) is None:
+                    messages.append(
+                        f"There is no {spec.label.lower()} “{slug}” in the library"
+                        f" (parameter {name}); that filter was left out."
+                    )
+    for name, problems in errors.items():
+        if facets.spec_of_param(name) is None:
+            messages.append(f"The {name} parameter was not used: {' '.join(problems)}")
+    return messages
+
+
+def suggestion_links(
+    state: QueryState, suggestions: list[CountedSuggestion]
+) -> list[SuggestionLink]:
+    """Links that turn the search words (or the sentence they came from) into each suggestion.
+
+    Following one drops the text search, and keeps the sentence only while it still names
+    other values to suggest.
+    """
+    source = state.q or state.words
+    links = []
+    for counted in suggestions:
+        value = counted.suggestion.value
+        others = len(suggestions) > 1
+        after = state.toggled(facets.spec(value.facet).param, value.slug).replace(
+            q="", words=source if others else ""
+        )
+        links.append(SuggestionLink(counted.suggestion, counted.count, after.href()))
+    return links
+
+
+def facet_trees(state: QueryState, groups: list[FacetGroup]) -> list[FacetTree]:
+    """Each facet as a tree; values that would give no case (and are not applied) are left out."""
+    trees = []
+    for group in groups:
+        roots: list[FacetNode] = []
+        stack: list[FacetNode] = []
+        for item in group.values:
+            node = FacetNode(
+                item,
+                state.toggled(group.spec.param, item.value.slug).href(),
+                state.toggled_exclusion(group.spec.param, item.value.slug).href(),
+            )
+            del stack[item.depth :]
+            (stack[-1].children if stack else roots).append(node)
+            stack.append(node)
+        active = any(i.selected or i.excluded for i in group.values)
+        trees.append(FacetTree(group.spec, _visible(roots), active))
+    return trees
+
+
+def _visible(nodes: list[FacetNode]) -> list[FacetNode]:
+    kept = []
+    for node in nodes:
+        node.children = _visible(node.children)
+        if node.item.count or node.item.selected or node.item.excluded or node.children:
+            kept.append(node)
+    return kept
+
+
+def case_rows(page: Page[Case]) -> list[CaseRow]:
+    """The listed cases with their values linked to the library filtered by each."""
+    rows = []
+    for case in page.object_list:
+        links = {
+            facet: [(v, QueryState().including(v).href()) for v in values]
+            for facet, values in values_by_facet(case).items()
+        }
+        rows.append(
+            CaseRow(
+                case,
+                meta=[link for spec in FACETS if not spec.failure for link in links[spec.facet]],
+                facets=[
+                    ValueLinks(spec, links[spec.facet])
+                    for spec in FACETS
+                    if spec.failure and links[spec.facet]
+                ],
+            )
+        )
+    return rows
+
+
+def page_links(state: QueryState, page: Page[Case]) -> list[tuple[int, str, bool]]:
+    """(number, url, current?) for every page; lists are short, so every page is shown."""
+    return [
+        (number, state.replace(page=number).href(), number == page.number)
+        for number in page.paginator.page_range
+    ]
+
+
+def context(
+    result: CaseListResult,
+    state: QueryState,
+    suggestions: list[CountedSuggestion],
+    params: Any,
+) -> dict[str, Any]:
+    """Everything the library page's template shows."""
+    page = result.page
+    vocabulary = result.query.vocabulary
+    return {
+        "result": result,
+        "state": state,
+        "rows": case_rows(page),
+        "chips": chips(state, vocabulary),
+        "clear_url": QueryState().href(),
+        "suggestions": suggestion_links(state, suggestions),
+        "trees": facet_trees(state, result.facets),
+        "unknown": unknown_values(vocabulary, result.errors, params),
+        "page_links": page_links(state, page),
+        "prev_url": (
+            state.replace(page=page.previous_page_number()).href() if page.has_previous() else ""
+        ),
+        "next_url": state.replace(page=page.next_page_number()).href() if page.has_next() else "",
+    }

@@ -1,0 +1,165 @@
+"""The query state of a page: the one object that builds every filter URL and chip.
+
+A `QueryState` holds what a page's address says: the search words `q`, the facet selections
+(`symptom=...`, `not_symptom=...`, in order), the sentence that suggestions still come from
+(`words`), the page's own options (the cost view's `by`, `metric`, `level`; the graph's
+`min_cases`) and the page number. Every link the pages show is a changed copy rendered by
+`href()`: chips, facet toggles, suggestions, pagination, and (through the `filter_url` template
+tag) "the same cases on another page". It is built from the *valid* filters of a request, so an
+unknown value is reported once and never carried along.
+
+Links on the page itself are relative ("?symptom=nccl-timeout"); `on(view)` points a state at
+another page ("/cost/?symptom=nccl-timeout").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.urls import reverse
+
+from incidents import facets
+from incidents.filtersets import CaseFilterSet
+from incidents.models import FacetValue
+
+# The sentence the remaining suggestions come from, once `q` was turned into filters.
+WORDS_PARAM = "words"
+
+
+@dataclass(frozen=True)
+class Chip:
+    """An applied filter: what it is, and the link that removes it."""
+
+    label: str  # "Search", or the facet's label
+    text: str  # the words, or the value's name
+    excluded: bool
+    remove_url: str
+
+
+@dataclass(frozen=True)
+class QueryState:
+    """What a page's query string says, and every link that changes it."""
+
+    q: str = ""
+    words: str = ""
+    selected: tuple[tuple[str, str], ...] = ()  # (parameter, slug), in the order given
+    options: tuple[tuple[str, str], ...] = ()  # the page's own parameters, kept in its links
+    page: int = 1
+    path: str = ""  # where the links go; "" for the page itself (relative links)
+
+    @classmethod
+    def of(
+        cls,
+        filterset: CaseFilterSet,
+        params: Mapping[str, Any],
+        *,
+        page: int = 1,
+        options: Iterable[tuple[str, str]] = (),
+    ) -> QueryState:
+        """The state made of a request's valid filters (and its sentence, when `q` is empty)."""
+        q = str(filterset.cleaned_data.get("q") or "")
+        words = "" if q else str(params.get(WORDS_PARAM) or "").strip()
+        return cls(
+            q=q, words=words, selected=filterset.selected(), options=tuple(options), page=page
+        )
+
+    # --- rendering ---------------------------------------------------------------------------
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The query parameters, in the order the address shows them."""
+        pairs: list[tuple[str, str]] = []
+        if self.q:
+            pairs.append(("q", self.q))
+        pairs.extend(self.selected)
+        if self.words:
+            pairs.append((WORDS_PARAM, self.words))
+        pairs.extend(self.options)
+        if self.page > 1:
+            pairs.append(("page", str(self.page)))
+        return pairs
+
+    def href(self) -> str:
+        """The link: "?a=b" on the page itself ("?" when empty), "/path/?a=b" elsewhere."""
+        encoded = urlencode(self.pairs())
+        if encoded:
+            return f"{self.path}?{encoded}"
+        return self.path or "?"
+
+    def filter_inputs(self) -> list[tuple[str, str]]:
+        """Hidden form inputs that carry the filters (text and facets) with a form's own fields."""
+        return [("q", self.q), *self.selected] if self.q else list(self.selected)
+
+    # --- changed copies ------------------------------------------------------------------------
+
+    def replace(self, **changes: Any) -> QueryState:
+        """A copy with the changes; back on the first page unless a page is given."""
+        changes.setdefault("page", 1)
+        return dataclasses.replace(self, **changes)
+
+    def on(self, view_name: str, *args: Any) -> QueryState:
+        """The same cases on another page: the text and facet filters only."""
+        return QueryState(q=self.q, selected=self.selected, path=reverse(view_name, args=args))
+
+    def with_option(self, name: str, value: str, *, default: str = "") -> QueryState:
+        """With a page option set (left out of the address when it is the default)."""
+        kept = tuple(o for o in self.options if o[0] != name)
+        added = ((name, value),) if value and value != default else ()
+        return self.replace(options=kept + added)
+
+    def has(self, name: str, slug: str) -> bool:
+        return (name, slug) in self.selected
+
+    def including(self, value: FacetValue) -> QueryState:
+        """With cases of a value only (kept as it is if already included)."""
+        name = facets.spec(value.facet).param
+        if self.has(name, value.slug):
+            return self
+        return self.replace(selected=(*self._without_value(name, value.slug), (name, value.slug)))
+
+    def toggled(self, param: str, slug: str) -> QueryState:
+        """With the value included (or no longer, if it was); never both included and excluded."""
+        kept = self._without_value(param, slug)
+        if self.has(param, slug):
+            return self.replace(selected=kept)
+        return self.replace(selected=(*kept, (param, slug)))
+
+    def toggled_exclusion(self, param: str, slug: str) -> QueryState:
+        """With the value excluded (or no longer, if it was)."""
+        kept = self._without_value(param, slug)
+        name = facets.BY_PARAM[param].exclude_param
+        if self.has(name, slug):
+            return self.replace(selected=kept)
+        return self.replace(selected=(*kept, (name, slug)))
+
+    def without(self, name: str, slug: str) -> QueryState:
+        return self.replace(selected=tuple(s for s in self.selected if s != (name, slug)))
+
+    def _without_value(self, param: str, slug: str) -> tuple[tuple[str, str], ...]:
+        names = facets.BY_PARAM[param].params
+        return tuple(s for s in self.selected if s not in {(n, slug) for n in names})
+
+    # --- chips ---------------------------------------------------------------------------------
+
+    def chips(self, values_by_slug: Mapping[tuple[str, str], FacetValue]) -> list[Chip]:
+        """The applied filters, each with the link that removes it (the words first)."""
+        found = []
+        if self.q:
+            found.append(Chip("Search", self.q, False, self.replace(q="").href()))
+        for name, slug in self.selected:
+            spec = facets.spec_of_param(name)
+            value = values_by_slug.get((spec.facet, slug)) if spec else None
+            if spec is not None and value is not None:
+                excluded = name == spec.exclude_param
+                found.append(
+                    Chip(spec.label, value.name, excluded, self.without(name, slug).href())
+                )
+        return found
+
+
+def value_link(value: FacetValue, view_name: str = "incidents:case-list") -> str:
+    """A page (the library by default) filtered by one facet value: "/?symptom=nccl-timeout"."""
+    return QueryState().on(view_name).including(value).href()

@@ -1,0 +1,146 @@
+"""Reads of cases: the one filter path, the library's list with counts, and a case's card.
+
+`case_queryset(params=...)` is the one way to get the cases a request's filters select: the pages,
+the cost view, the graph and the API all call it (or `case_list`, built on it), and none builds
+its own queryset. Query counts never depend on the number of cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Prefetch, QuerySet
+
+from incidents.facets import FACETS
+from incidents.filtersets import CaseFilterSet
+from incidents.models import (
+    Case,
+    CaseActionItem,
+    CaseFacetLink,
+    CaseLesson,
+    CaseRemediation,
+    FacetValue,
+)
+from incidents.selectors.facet_counts import FacetGroup, facet_groups
+from incidents.selectors.prefetch import prefetched
+from incidents.selectors.vocabulary import Vocabulary
+
+Params = Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class CaseQuery:
+    """The cases a request's filters select, the filter errors, and the bound FilterSet."""
+
+    queryset: QuerySet[Case]
+    errors: dict[str, list[str]]
+    filterset: CaseFilterSet
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return self.filterset.vocabulary
+
+
+def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> CaseQuery:
+    """Apply the one FilterSet to the request's parameters: the filtered cases, newest first
+    (best match first with `q`), and the errors of the values it had to leave out."""
+    filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
+    errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
+    return CaseQuery(filterset.qs, errors, filterset)
+
+
+@dataclass(frozen=True)
+class CaseListResult:
+    """The filtered cases, one page of them (facet values prefetched), and counts per facet."""
+
+    query: CaseQuery
+    page: Page[Case]
+    facets: list[FacetGroup]
+
+    @property
+    def total(self) -> int:
+        return self.page.paginator.count
+
+    @property
+    def errors(self) -> dict[str, list[str]]:
+        return self.query.errors
+
+
+def direct_links_prefetch() -> Prefetch[Any]:
+    """Prefetch a case's own facet values (not the implied ancestors) as `direct_links`."""
+    return Prefetch(
+        "links",
+        queryset=CaseFacetLink.objects.filter(direct=True)
+        .select_related("value")
+        .order_by("value__facet", "value__name"),
+        to_attr="direct_links",
+    )
+
+
+def with_facet_values(cases: QuerySet[Case]) -> QuerySet[Case]:
+    """The cases with what a row of a list shows (their own facet values) prefetched."""
+    return cases.prefetch_related(direct_links_prefetch())
+
+
+def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> CaseListResult:
+    """Filtered cases, paginated, with "what if" counts for every facet value.
+
+    Each facet is counted on the cases filtered by all the other facets (and by its own
+    exclusions), so a count says how many cases one more click on that value would keep.
+    """
+    query = case_queryset(params=params)
+    page_obj = read_page(Paginator(with_facet_values(query.queryset), per_page), page)
+    return CaseListResult(query, page_obj, facet_groups(query.filterset))
+
+
+def read_page(paginator: Paginator[Case], number: int | str) -> Page[Case]:
+    """One page of cases, read now (not when a presenter first iterates it)."""
+    page = paginator.get_page(number)
+    page.object_list = list(page.object_list)
+    return page
+
+
+def case_detail(*, slug: str) -> Case:
+    """One case with everything its card shows, in a constant number of queries.
+
+    Raises Case.DoesNotExist when there is no case with that slug.
+    """
+    return case_detail_queryset().get(slug=slug)
+
+
+def case_detail_queryset() -> QuerySet[Case]:
+    """Cases with everything a card shows prefetched."""
+    return Case.objects.prefetch_related(
+        direct_links_prefetch(),
+        "sources",
+        "key_figures",
+        "costs",
+        Prefetch(
+            "remediation_links",
+            queryset=CaseRemediation.objects.select_related("item").order_by("position"),
+        ),
+        Prefetch(
+            "action_item_links",
+            queryset=CaseActionItem.objects.select_related("item").order_by("position"),
+        ),
+        Prefetch(
+            "lesson_links",
+            queryset=CaseLesson.objects.select_related("item").order_by("position"),
+        ),
+    )
+
+
+def own_values(case: Case) -> list[FacetValue]:
+    """The facet values a case is tagged with (its direct links); raises if not prefetched."""
+    return [link.value for link in prefetched(case, "direct_links")]
+
+
+def values_by_facet(case: Case) -> dict[str, list[FacetValue]]:
+    """A case's own facet values grouped by facet; raises MissingPrefetch if not prefetched."""
+    grouped: dict[str, list[FacetValue]] = {spec.facet: [] for spec in FACETS}
+    for value in own_values(case):
+        grouped[value.facet].append(value)
+    return grouped

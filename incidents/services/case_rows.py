@@ -1,0 +1,142 @@
+"""Writing one case of the library: its fields, facet links, sources, figures, costs and shared
+items, compared with what is stored so that loading twice changes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from incidents.models import (
+    Case,
+    CaseActionItem,
+    CaseFacetLink,
+    CaseLesson,
+    CaseRemediation,
+    CostFigure,
+    FacetValue,
+    KeyFigure,
+    Source,
+)
+from incidents.services.library_entries import CaseEntry
+
+# The fields of Case a case file sets (the rest are derived or kept by the database).
+CASE_FIELDS = (
+    "title",
+    "summary",
+    "detection",
+    "kind",
+    "setting",
+    "period_start",
+    "period_start_precision",
+    "period_end",
+    "period_end_precision",
+    "published",
+    "published_precision",
+)
+LINK_MODELS: dict[str, Any] = {
+    "remediations": CaseRemediation,
+    "action_items": CaseActionItem,
+    "lessons": CaseLesson,
+}
+
+
+def _case_state(case: Case) -> dict[str, Any]:
+    """The stored case in the same shape as `_entry_state`, to tell whether a load changes it."""
+    return {
+        "fields": _fields_of(case),
+        "direct": sorted(
+            case.links.filter(direct=True).values_list("value_id", flat=True)  # type: ignore[attr-defined]
+        ),
+        "sources": [
+            (s.url, s.kind, s.title, s.archived_url)
+            for s in case.sources.order_by("position")  # type: ignore[attr-defined]
+        ],
+        "figures": [
+            (f.value, f.unit, f.measures, f.source_url)
+            for f in case.key_figures.order_by("position")  # type: ignore[attr-defined]
+        ],
+        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in case.costs.all()),  # type: ignore[attr-defined]
+        **{
+            kind: [
+                (link.item_id, link.wording)
+                for link in model.objects.filter(case=case).order_by("position")
+            ]
+            for kind, model in LINK_MODELS.items()
+        },
+    }
+
+
+def _fields_of(case: Case) -> dict[str, Any]:
+    return {name: getattr(case, name) for name in CASE_FIELDS}
+
+
+def _entry_state(
+    entry: CaseEntry,
+    values: dict[tuple[str, str], FacetValue],
+    shared: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    start, end, published = entry.period_start, entry.period_end, entry.published
+    return {
+        "fields": {
+            "title": entry.title,
+            "summary": entry.summary,
+            "detection": entry.detection,
+            "kind": entry.kind,
+            "setting": entry.setting,
+            "period_start": start.date if start else None,
+            "period_start_precision": start.precision if start else "day",
+            "period_end": end.date if end else None,
+            "period_end_precision": end.precision if end else "day",
+            "published": published.date if published else None,
+            "published_precision": published.precision if published else "day",
+        },
+        "direct": sorted(
+            values[(facet, slug)].id for facet, slugs in entry.facets.items() for slug in slugs
+        ),
+        "sources": [(s.url, s.kind, s.title, s.archived_url) for s in entry.sources],
+        "figures": [(f.value, f.unit, f.measures, f.source_url) for f in entry.key_figures],
+        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in entry.costs),
+        **{
+            kind: [(shared[kind][ref.slug].id, ref.wording) for ref in refs]
+            for kind, refs in entry.items.items()
+        },
+    }
+
+
+def apply_case(
+    entry: CaseEntry,
+    values: dict[tuple[str, str], FacetValue],
+    shared: dict[str, dict[str, Any]],
+) -> str:
+    """Write one case and its rows unless they already match the entry: "created", "updated"
+    or "unchanged"."""
+    wanted = _entry_state(entry, values, shared)
+    case = Case.objects.filter(slug=entry.slug).first()
+    if case is not None and _case_state(case) == wanted:
+        return "unchanged"
+    outcome = "created" if case is None else "updated"
+    if case is None:
+        case = Case(slug=entry.slug)
+    for name, value in wanted["fields"].items():
+        setattr(case, name, value)
+    case.save()
+    _replace_rows(CaseFacetLink, case, [{"value_id": v, "direct": True} for v in wanted["direct"]])
+    # The entries' fields are named as the models' are.
+    _replace_rows(Source, case, [{"position": i, **asdict(s)} for i, s in enumerate(entry.sources)])
+    figures = [{"position": i, **asdict(f)} for i, f in enumerate(entry.key_figures)]
+    _replace_rows(KeyFigure, case, figures)
+    _replace_rows(CostFigure, case, [asdict(c) for c in entry.costs])
+    for kind, model in LINK_MODELS.items():
+        refs = entry.items[kind]
+        items = [
+            {"item": shared[kind][ref.slug], "position": i, "wording": ref.wording}
+            for i, ref in enumerate(refs)
+        ]
+        _replace_rows(model, case, items)
+    return outcome
+
+
+def _replace_rows(model: Any, case: Case, rows: list[dict[str, Any]]) -> None:
+    """Replace a case's rows of one model with the given field values."""
+    model.objects.filter(case=case).delete()
+    model.objects.bulk_create(model(case=case, **row) for row in rows)

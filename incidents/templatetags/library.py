@@ -1,0 +1,33 @@
+"""`{% filter_url %}`: the one way a template links to filtered cases.
+
+    {% filter_url "incidents:case-list" value %}          /?symptom=nccl-timeout
+    {% filter_url "incidents:case-list" value other %}    /?component=gpu&symptom=ecc-error
+    {% filter_url "incidents:cost" state %}               the page's filters, on the cost view
+    {% filter_url "incidents:case-list" state value %}    the page's filters and one value more
+
+Each argument after the view name is a QueryState (its text and facet filters are kept) or a
+FacetValue (its cases only). The URL is built by QueryState, never by the template.
+"""
+
+from __future__ import annotations
+
+from django import template
+
+from incidents.models import FacetValue
+from incidents.presenters.query_state import QueryState
+
+register = template.Library()
+
+
+@register.simple_tag
+def filter_url(view_name: str, *parts: QueryState | FacetValue) -> str:
+    """The URL of `view_name` filtered by the given states and values, in that order."""
+    state = QueryState().on(view_name)
+    for part in parts:
+        if isinstance(part, QueryState):
+            state = state.replace(q=part.q or state.q, selected=(*state.selected, *part.selected))
+        elif isinstance(part, FacetValue):
+            state = state.including(part)
+        else:
+            raise TypeError(f"filter_url takes QueryState or FacetValue arguments, not {part!r}")
+    return state.href()
