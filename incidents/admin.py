@@ -56,9 +56,47 @@ class KeyFigureInline(admin.TabularInline[models.KeyFigure, models.Case]):
     extra = 0
 
 
-class CostFigureInline(admin.TabularInline[models.CostFigure, models.Case]):
+class CostFigureInline(admin.StackedInline[models.CostFigure, models.Case]):
     model = models.CostFigure
     extra = 0
+
+
+class BreakdownInline(admin.TabularInline[models.Breakdown, models.Case]):
+    model = models.Breakdown
+    extra = 0
+    fields = ["position", "slug", "title", "counted", "cost_unit", "status", "locator"]
+    show_change_link = True
+
+
+class BreakdownRowValueInline(admin.TabularInline[models.BreakdownRowValue, models.BreakdownRow]):
+    model = models.BreakdownRowValue
+    extra = 0
+    autocomplete_fields = ["value"]
+    verbose_name = "facet value"
+
+
+class BreakdownRowInline(admin.TabularInline[models.BreakdownRow, models.Breakdown]):
+    model = models.BreakdownRow
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(models.Breakdown)
+class BreakdownAdmin(admin.ModelAdmin[models.Breakdown]):
+    """A breakdown table with its rows; a row's facet values are edited on the row."""
+
+    list_display = ["title", "case", "counted", "cost_unit", "status"]
+    list_filter = ["counted", "cost_unit", "status"]
+    search_fields = ["title", "case__slug"]
+    autocomplete_fields = ["case"]
+    inlines = [BreakdownRowInline]
+
+
+@admin.register(models.BreakdownRow)
+class BreakdownRowAdmin(admin.ModelAdmin[models.BreakdownRow]):
+    list_display = ["label", "breakdown", "count", "count_share", "cost", "cost_share"]
+    search_fields = ["label", "breakdown__title"]
+    inlines = [BreakdownRowValueInline]
 
 
 class CaseRemediationInline(admin.TabularInline[models.CaseRemediation, models.Case]):
@@ -89,6 +127,7 @@ class CaseAdmin(admin.ModelAdmin[models.Case]):
         CaseFacetLinkInline,
         KeyFigureInline,
         CostFigureInline,
+        BreakdownInline,
         SourceInline,
         CaseRemediationInline,
         CaseActionItemInline,

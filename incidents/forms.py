@@ -14,13 +14,15 @@ from django import forms
 from django.utils.text import slugify
 
 from incidents.facets import FACETS
-from incidents.models import CaseKind, CostMetric, Setting, SourceKind
+from incidents.models import Bound, CaseKind, CostKind, Setting, SourceKind
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.library_entries import Problem
 from incidents.services.library_load import SHARED_MODELS
 
 SOURCE_ROWS = 3
 FIGURE_ROWS = 3
+COST_ROWS = 2
+COST_PARTS = ("kind", "value", "bound", "of", "source", "locator", "formula", "note")
 _NUMBER = re.compile(r"^-?[\d,]*\.?\d+$")
 
 
@@ -89,11 +91,31 @@ class SubmitCaseForm(forms.Form):
             self.fields[f"figure_{row}_unit"] = _text(label=f"Figure {n} unit", max_length=40)
             self.fields[f"figure_{row}_measures"] = _text(label=f"Figure {n} measures")
             self.fields[f"figure_{row}_source"] = _text(label=f"Figure {n} source URL")
-        for metric in CostMetric.values:
-            label = CostMetric(metric).label
-            self.fields[f"cost_{metric}_value"] = _text(label=label)
-            self.fields[f"cost_{metric}_source"] = _text(label=f"{label}: source URL")
-            self.fields[f"cost_{metric}_note"] = _text(label=f"{label}: note", max_length=300)
+        for row in range(COST_ROWS):
+            n = row + 1
+            self.fields[f"cost_{row}_kind"] = forms.ChoiceField(
+                required=False,
+                choices=[("", "—"), *CostKind.choices],
+                label=f"Cost {n} kind",
+                help_text="GPU-hours, share of GPU time, training downtime, outage or interruptions",
+            )
+            self.fields[f"cost_{row}_value"] = _text(label=f"Cost {n} value")
+            self.fields[f"cost_{row}_bound"] = forms.ChoiceField(
+                required=False, choices=[("", "as stated"), *Bound.choices], label=f"Cost {n} bound"
+            )
+            self.fields[f"cost_{row}_of"] = _text(
+                label=f"Cost {n} of", max_length=300, help_text="for a share: of what"
+            )
+            self.fields[f"cost_{row}_source"] = _text(label=f"Cost {n} source URL")
+            self.fields[f"cost_{row}_locator"] = _text(
+                label=f"Cost {n} where in the source", max_length=300
+            )
+            self.fields[f"cost_{row}_formula"] = _text(
+                label=f"Cost {n} formula",
+                max_length=300,
+                help_text="only if you computed it (e.g. 7.3 h x 384 GPUs)",
+            )
+            self.fields[f"cost_{row}_note"] = _text(label=f"Cost {n} note", max_length=500)
 
     # --- layout helpers for the template ---------------------------------------------------
 
@@ -112,8 +134,7 @@ class SubmitCaseForm(forms.Form):
         return [[self[f"figure_{r}_{p}"] for p in parts] for r in range(FIGURE_ROWS)]
 
     def cost_rows(self) -> list[list[forms.BoundField]]:
-        parts = ("value", "source", "note")
-        return [[self[f"cost_{m}_{p}"] for p in parts] for m in CostMetric.values]
+        return [[self[f"cost_{r}_{p}"] for p in COST_PARTS] for r in range(COST_ROWS)]
 
     # --- the case-file entry ---------------------------------------------------------------
 
@@ -177,16 +198,24 @@ class SubmitCaseForm(forms.Form):
             figures.append(figure)
         if figures:
             entry["key_figures"] = figures
-        cost: dict[str, dict[str, Any]] = {}
-        for metric in CostMetric.values:
-            parts = {p: data[f"cost_{metric}_{p}"] for p in ("value", "source", "note")}
+        costs: list[dict[str, Any]] = []
+        for row in range(COST_ROWS):
+            parts = {p: data[f"cost_{row}_{p}"] for p in COST_PARTS}
             if not any(parts.values()):
                 continue
-            cost[metric] = {"value": _number(parts["value"]), "source": parts["source"]}
-            if parts["note"]:
-                cost[metric]["note"] = parts["note"]
-        if cost:
-            entry["cost"] = cost
+            index = len(costs)
+            origin[f"costs[{index}]"] = f"cost_{row}_kind"
+            for p in (*COST_PARTS, "derived"):
+                origin[f"costs[{index}].{p}"] = f"cost_{row}_{'formula' if p == 'derived' else p}"
+            cost = {"kind": parts["kind"] or None, "value": _number(parts["value"])}
+            cost.update(
+                {p: parts[p] for p in ("bound", "of", "source", "locator", "note") if parts[p]}
+            )
+            if parts["formula"]:
+                cost.update(derived=True, formula=parts["formula"])
+            costs.append(cost)
+        if costs:
+            entry["costs"] = costs
         return entry, origin
 
     def add_problems(self, problems: list[Problem], origin: dict[str, str]) -> None:
@@ -218,12 +247,6 @@ def field_for(path: str | None, origin: dict[str, str]) -> str | None:
         return "period_start"
     if path == "period.end":
         return "period_end"
-    if path.startswith("cost."):
-        parts = path.split(".")
-        if len(parts) == 3:
-            return f"cost_{parts[1]}_{parts[2]}"
-        if len(parts) == 2:
-            return f"cost_{parts[1]}_value"
     if path == "sources":
         return "source_0_url"
     base = path.split("[", 1)[0]

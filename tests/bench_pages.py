@@ -30,7 +30,7 @@ PAGES = [
     "/components/",
     "/components/gpu/",
     "/cost/",
-    "/cost/?by=component&level=all&symptom=nccl-timeout",
+    "/cost/?symptom=nccl-timeout&not_organisation=meta",
 ]
 
 

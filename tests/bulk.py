@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 
 from incidents.models import (
+    Breakdown,
+    BreakdownRow,
+    BreakdownRowValue,
     Case,
     CaseFacetLink,
     CaseRemediation,
@@ -16,6 +19,8 @@ from incidents.models import (
 from incidents.services import refresh_implied_links
 from tests.factories import (
     FIRST_DAY,
+    BreakdownFactory,
+    BreakdownRowFactory,
     CaseFacetLinkFactory,
     CaseFactory,
     CaseRemediationFactory,
@@ -25,8 +30,9 @@ from tests.factories import (
 
 
 def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]:
-    """Add `count` cases, each tagged with three values (leaves and parents), a source, a cost and
-    a remediation, so that every kind of row a page reads grows with the number of cases."""
+    """Add `count` cases, each tagged with three values (leaves and parents), a source, a cost, a
+    breakdown table of two rows mapped to a value, and a remediation, so that every kind of row a
+    page reads grows with the number of cases."""
     values = list(FacetValue.objects.order_by("id"))
     remediation = Remediation.objects.order_by("id").first()
     cases = Case.objects.bulk_create(
@@ -45,6 +51,15 @@ def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]
     Source.objects.bulk_create(SourceFactory.build(case=case) for case in cases)
     CostFigure.objects.bulk_create(
         CostFigureFactory.build(case=case, value=10.0 * (i + 1)) for i, case in enumerate(cases)
+    )
+    tables = Breakdown.objects.bulk_create(BreakdownFactory.build(case=case) for case in cases)
+    rows = BreakdownRow.objects.bulk_create(
+        BreakdownRowFactory.build(breakdown=table, label=label, count=10.0 * (k + 1))
+        for table in tables
+        for k, label in enumerate(("Script errors", "Hardware faults"))
+    )
+    BreakdownRowValue.objects.bulk_create(
+        BreakdownRowValue(row=row, value=values[i % len(values)]) for i, row in enumerate(rows)
     )
     if remediation is not None:
         CaseRemediation.objects.bulk_create(

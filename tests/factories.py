@@ -12,11 +12,15 @@ import factory
 from factory.django import DjangoModelFactory
 
 from incidents.models import (
+    Breakdown,
+    BreakdownRow,
     Case,
     CaseFacetLink,
     CaseRemediation,
     CostFigure,
-    CostMetric,
+    CostKind,
+    CostUnit,
+    CountUnit,
     FacetValue,
     Remediation,
     Source,
@@ -66,9 +70,35 @@ class CostFigureFactory(DjangoModelFactory[CostFigure]):
         model = CostFigure
 
     case = factory.SubFactory(CaseFactory)
-    metric = CostMetric.GPU_HOURS_LOST
+    kind = CostKind.GPU_HOURS_LOST
     value = 10.0
+    locator = "Table 1"
     source_url = factory.LazyAttribute(lambda cost: f"https://example.org/{cost.case.slug}")
+
+
+class BreakdownFactory(DjangoModelFactory[Breakdown]):
+    class Meta:
+        model = Breakdown
+
+    case = factory.SubFactory(CaseFactory)
+    slug = "failed-jobs"
+    title = "Failed jobs by cause"
+    counted = CountUnit.FAILED_JOBS
+    count_total = 100.0
+    cost_unit = CostUnit.GPU_HOURS
+    cost_total = 1000.0
+    locator = "Table 2"
+    source_url = factory.LazyAttribute(lambda table: f"https://example.org/{table.case.slug}")
+
+
+class BreakdownRowFactory(DjangoModelFactory[BreakdownRow]):
+    class Meta:
+        model = BreakdownRow
+
+    breakdown = factory.SubFactory(BreakdownFactory)
+    label = factory.Sequence(lambda n: f"Category {n}")
+    count = 10.0
+    cost = 100.0
 
 
 class RemediationFactory(DjangoModelFactory[Remediation]):

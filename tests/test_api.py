@@ -52,7 +52,28 @@ def test_case_detail_has_the_whole_card(client: Client, small_library: None) -> 
             "source_url": "https://example.org/paper",
         }
     ]
-    assert body["costs"][0]["metric"] == "interruptions"
+    assert body["costs"][0] == {
+        "kind": "interruptions",
+        "value": 12.0,
+        "unit": "interruptions",
+        "bound": "",
+        "text": "12 interruptions",
+        "of": "",
+        "scope": "",
+        "per_occurrence": False,
+        "derived": False,
+        "formula": "",
+        "locator": "Table 2",
+        "note": "",
+        "source_url": "https://example.org/paper",
+        "status": "confirmed",
+    }
+    assert body["costs"][1]["text"] == "about 5.5 hours"
+    [table] = body["breakdowns"]
+    assert table["slug"] == "restarts-by-cause" and table["counted"] == "interruptions"
+    assert table["rows"][0]["maps_to"] == [
+        {"facet": "component", "slug": "training-data-loader", "name": "Training data loader"}
+    ]
     assert body["sources"][0]["url"] == "https://example.org/paper"
 
 
@@ -98,7 +119,8 @@ def test_openapi_schema_is_served(client: Client) -> None:
         ("/api/cases/", 4),  # vocabulary, count, a page of 20 cases, their facet values
         ("/api/cases/?symptom=nccl-timeout&not_organisation=meta", 4),
         ("/api/facets/", 2 + len(FACETS)),  # vocabulary, count, one count per facet
-        ("/api/cases/bulk-7/", 8),  # the case and its 7 prefetched relations
+        # the case, its 7 prefetched relations and its breakdowns' rows and their values
+        ("/api/cases/bulk-7/", 11),
     ],
 )
 def test_query_count_is_pinned_whatever_the_number_of_cases(

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from incidents.models import Case, Source
+from incidents.models import BreakdownRow, Case, Source
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries
 
@@ -33,7 +33,30 @@ def test_card_shows_every_part_of_the_case(client: Client, small_library: None) 
     assert "Detect failures and restart jobs automatically." in page
     assert "Weigh failures by the GPU time they cost" in page
     assert "<strong>4,704 GPUs</strong> A100 GPUs in the two clusters" in page
-    assert "<strong>12</strong> Interruptions" in page
+    assert "<strong>12 interruptions</strong>" in page
+    assert "<strong>about 5.5 hours</strong>" in page
+
+
+def test_card_shows_its_breakdown_tables(client: Client, small_library: None) -> None:
+    page = re.sub(r"\s+", " ", _page(client, "leaky-loader"))
+    assert ">Failure breakdowns<" in page
+    assert "<h3>Restarts by cause (counts only)</h3>" in page
+    assert "Table 2" in page and 'href="#source-1"' in page
+    assert re.search(
+        r'<th scope="row">Loader leak</th>.*?Training data loader</a></td> '
+        r'<td class="num">9</td><td class="num">75%</td>',
+        page,
+    )
+
+
+def test_a_count_that_disagrees_with_its_printed_share_is_pointed_out(
+    client: Client, small_library: None
+) -> None:
+    # Like Llama 3's Table 5: a row's count and its printed share do not agree.
+    BreakdownRow.objects.filter(label="Loader leak").update(count_share=60)
+    page = _page(client, "leaky-loader")
+    assert "9 of 12 is 75.0%, but the source prints 60%" in page
+    assert "yet their printed shares by count sum to 85%, not 100%" in page
 
 
 def test_facet_values_link_to_the_filtered_library(client: Client, small_library: None) -> None:
@@ -131,8 +154,9 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
     client: Client, small_library: None, slug: str
 ) -> None:
     add_cases(50)  # each shares values with many others
-    # the case and its 7 prefetched relations, 3 for similar cases, 1 for its broad areas
-    with assert_max_queries(12):
+    # the case, its 7 prefetched relations and its breakdowns' rows and values, 3 for similar
+    # cases, 1 for its broad areas
+    with assert_max_queries(15):
         assert client.get(f"/cases/{slug}/").status_code == 200
 
 

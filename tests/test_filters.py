@@ -107,8 +107,12 @@ def test_case_list_query_count_is_pinned_whatever_the_number_of_cases(
 @pytest.mark.parametrize("slug", ["leaky-loader", "bulk-7"])
 def test_case_detail_query_count_is_pinned(small_library: None, slug: str) -> None:
     add_cases(60)
-    with assert_max_queries(8):  # the case and its 7 prefetched relations
+    # the case, its 7 prefetched relations and its breakdowns' rows and their values
+    with assert_max_queries(11):
         case = selectors.case_detail(slug=slug)
         selectors.values_by_facet(case)
         for relation in ("sources", "key_figures", "costs", "remediation_links", "lesson_links"):
             prefetched(case, relation)
+        for table in prefetched(case, "breakdowns"):
+            for row in prefetched(table, "rows"):
+                prefetched(row, "value_links")

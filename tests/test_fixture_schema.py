@@ -15,8 +15,19 @@ import pytest
 import yaml
 from jsonschema import Draft7Validator
 
-from incidents.models import CaseKind, CostMetric, Setting, SourceKind
+from incidents.models import (
+    Bound,
+    CaseKind,
+    Confirmation,
+    CostKind,
+    CostUnit,
+    CountUnit,
+    Setting,
+    SourceKind,
+)
+from incidents.services.breakdown_fields import BREAKDOWN_KEYS, ROW_KEYS
 from incidents.services.case_fields import read_case_mapping
+from incidents.services.cost_fields import COST_KEYS
 from incidents.services.library_entries import CASE_KEYS, LibraryError
 from incidents.services.library_files import read_library
 from tests.conftest import REPO_ROOT
@@ -62,7 +73,17 @@ def test_the_case_schema_knows_the_loaders_fields_and_choices() -> None:
     assert properties["kind"]["enum"] == list(CaseKind.values)
     assert properties["setting"]["enum"] == list(Setting.values)
     assert properties["sources"]["items"]["properties"]["kind"]["enum"] == list(SourceKind.values)
-    assert set(properties["cost"]["properties"]) == set(CostMetric.values)
+    definitions = schema["definitions"]
+    cost = definitions["cost"]["properties"]
+    assert set(cost) == COST_KEYS
+    assert cost["kind"]["enum"] == list(CostKind.values)
+    assert definitions["bound"]["enum"] == list(Bound.values)
+    assert definitions["status"]["enum"] == list(Confirmation.values)
+    table = definitions["breakdown"]["properties"]
+    assert set(table) == BREAKDOWN_KEYS
+    assert table["counted"]["enum"] == list(CountUnit.values)
+    assert table["cost_unit"]["enum"] == list(CostUnit.values)
+    assert set(definitions["breakdownRow"]["properties"]) == ROW_KEYS
 
 
 SEED = yaml.safe_load(
@@ -87,6 +108,17 @@ def _with(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     return changed
 
 
+URL = SEED["sources"][0]["url"]
+COST = {"kind": "interruptions", "value": 3, "locator": "Table 1", "source": URL}
+TABLE = {
+    "slug": "t",
+    "title": "A table",
+    "counted": "failed_jobs",
+    "source": URL,
+    "locator": "Table 3",
+    "rows": [{"label": "Infrastructure", "count_share": 11}],
+}
+
 BROKEN_CASES = {
     "neither period nor published": _without(SEED, "period", "published"),
     "a period without a start": _with(SEED, "period", {"end": "2023-08"}),
@@ -103,7 +135,32 @@ BROKEN_CASES = {
         SEED, "key_figures.0", {"value": 1, "source": "https://x.org"}
     ),
     "a title too long": _with(SEED, "title", "x" * 251),
-    "an unknown cost": _with(SEED, "cost", {"dollars": {"value": 1, "source": "https://x.org"}}),
+    "the old cost mapping": _with(SEED, "cost", {"interruptions": {"value": 1, "source": URL}}),
+    "an unknown cost kind": _with(SEED, "costs", [{**COST, "kind": "dollars"}]),
+    "a cost without a locator": _with(SEED, "costs", [_without(COST, "locator")]),
+    "a share above 100": _with(
+        SEED, "costs", [{**COST, "kind": "gpu_time_share", "of": "x", "value": 120}]
+    ),
+    "a share without its whole": _with(SEED, "costs", [{**COST, "kind": "gpu_time_share"}]),
+    "a derived cost without a formula": _with(SEED, "costs", [{**COST, "derived": True}]),
+    "an unknown bound": _with(SEED, "costs", [{**COST, "bound": "roughly"}]),
+    "a table without rows": _with(SEED, "breakdowns", [{**TABLE, "rows": []}]),
+    "a table with an unknown unit": _with(SEED, "breakdowns", [{**TABLE, "cost_unit": "dollars"}]),
+    "a table with neither unit": _with(
+        SEED, "breakdowns", [_without(TABLE, "counted", "cost_unit")]
+    ),
+    "a row without a number": _with(SEED, "breakdowns", [{**TABLE, "rows": [{"label": "x"}]}]),
+    "a row share above 100": _with(
+        SEED, "breakdowns", [{**TABLE, "rows": [{"label": "x", "count_share": 101}]}]
+    ),
+    "a row mapping an unknown facet": _with(
+        SEED,
+        "breakdowns",
+        [{**TABLE, "rows": [{"label": "x", "count": 1, "maps_to": {"colour": ["red"]}}]}],
+    ),
+    "a secondary table without notes": _with(
+        SEED, "breakdowns", [{**TABLE, "status": "secondary"}]
+    ),
 }
 
 
@@ -117,6 +174,9 @@ def test_what_the_loader_refuses_the_schema_refuses(broken: dict[str, Any]) -> N
 def test_the_seed_case_passes_both() -> None:
     read_case_mapping("seed", SEED, display="seed.yaml")
     assert _errors("case", SEED) == []
+    with_table = _with(SEED, "breakdowns", [TABLE])
+    read_case_mapping("seed", with_table, display="seed.yaml")
+    assert _errors("case", with_table) == []
 
 
 BROKEN_VALUES = {

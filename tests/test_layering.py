@@ -18,7 +18,7 @@ from incidents.presenters import browse_page, case_page, cost_page, graph_page, 
 from incidents.presenters.query_state import QueryState
 from incidents.selectors.browse import facet_value_page
 from incidents.selectors.cases import case_detail, case_list
-from incidents.selectors.cost import cost_by_facet
+from incidents.selectors.cost import cost_view
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.graph import case_graph
 from tests.conftest import REPO_ROOT
@@ -150,13 +150,13 @@ def test_presenters_run_no_queries(small_library: None) -> None:
     state = QueryState.of(result.query.filterset, params)
     suggestions = suggestions_for(result.query.filterset, "nccl timeouts")
     case = case_detail(slug="leaky-loader")
-    cost = cost_by_facet(params=params, spec=spec("symptom"))
+    cost = cost_view(params=QueryDict(""))
     graph = case_graph(params=params)
     value = facet_value_page(spec=spec("component"), slug="gpu-hardware")
     with _no_queries() as captured:
         assert library_page.context(result, state, suggestions, params)["rows"]
-        assert case_page.context(case)["facet_rows"]
-        cost_page.context(cost, params, {"by": "symptom"}, {"by": "root_cause"}, [])
+        assert case_page.context(case)["breakdowns"][0].rows
+        assert cost_page.context(cost, params, [])["panels"]
         graph_page.context(graph, params, 1, None)
         assert browse_page.value_context(value)["rows"]
     assert [q["sql"] for q in captured.captured_queries] == []

@@ -35,7 +35,17 @@ def test_loads_cases_with_all_their_parts(library_copy: Path) -> None:
     assert [f.measures for f in KeyFigure.objects.filter(case=case)] == [
         "A100 GPUs in the two clusters"
     ]
-    assert case.costs.get().value == 12  # type: ignore[attr-defined]
+    assert [(c.kind, c.value, c.bound) for c in case.costs.order_by("position")] == [  # type: ignore[attr-defined]
+        ("interruptions", 12, ""),
+        ("training_downtime_hours", 5.5, "about"),
+    ]
+    [table] = case.breakdowns.all()  # type: ignore[attr-defined]
+    rows = list(table.rows.order_by("position"))
+    assert [(r.label, r.count, r.count_share) for r in rows] == [
+        ("Loader leak", 9, 75),
+        ("Unknown", 3, 25),
+    ]
+    assert [v.slug for v in rows[0].facet_values.all()] == ["training-data-loader"]
     assert [link.text for link in case.remediation_links.all()] == [  # type: ignore[attr-defined]
         "Restarted by hand from the last checkpoint."
     ]
@@ -131,9 +141,70 @@ def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
         ),
         (
             "cases/leaky-loader.yaml",
-            "  interruptions: {value: 12,",
-            "  interruptions: {value: many,",
-            "field 'cost.interruptions.value': 'many' is not a number",
+            "{kind: interruptions, value: 12,",
+            "{kind: interruptions, value: many,",
+            "field 'costs[0].value': 'many' is not a number",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "{kind: interruptions, value: 12,",
+            "{kind: downtime_hours, value: 12,",
+            "field 'costs[0].kind': 'downtime_hours' is not one of gpu_hours_lost, gpu_time_share",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "costs:\n",
+            'cost:\n  interruptions: {value: 12, source: "https://example.org/paper"}\ncosts:\n',
+            "field 'cost': the `cost:` mapping was replaced by a `costs:` list of typed figures",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "locator: Section 4, source",
+            "locator: Section 4, derived: true, source",
+            "field 'costs[1].formula': is required",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "count: 9, count_share: 75}",
+            "count: 9, count_share: 95}",
+            "field 'breakdowns[0].rows': the rows' count_share values sum to 120, more than 100 "
+            "(a tolerance of 0.5 points allows for rounding)",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "count: 9, count_share: 75}",
+            "count: 19, count_share: 75}",
+            "field 'breakdowns[0].rows[0].count': 19 is more than the table's count_total",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "count: 9, count_share: 75}",
+            "count: 9, cost_share: 75}",
+            "field 'breakdowns[0].rows[0].cost': the table has no `cost_unit`, so its rows give no costs",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "{label: Unknown, count: 3, count_share: 25}",
+            "{label: Unknown}",
+            "field 'breakdowns[0].rows[1]': needs at least one number",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "maps_to: {components: [training-data-loader]}",
+            "maps_to: {components: [warp-drive]}",
+            "field 'breakdowns[0].rows[0].maps_to.components[0]': 'warp-drive' is not a known component value",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "    counted: interruptions\n",
+            "    counted: tickets\n",
+            "field 'breakdowns[0].counted': 'tickets' is not one of failed_jobs, gpu_jobs",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "    locator: Table 2\n",
+            "    locator: Table 2\n    source: https://example.org/elsewhere\n",
+            "field 'breakdowns[0].source': 'https://example.org/elsewhere' is not one of the case's sources",
         ),
         (
             "vocabulary/component.yaml",

@@ -45,8 +45,10 @@ def _good(**changes: str | list[str]) -> dict[str, Any]:
         "source_0_title": "HBM postmortem",
         "source_1_kind": "primary",
         "source_2_kind": "primary",
-        "cost_gpu_hours_lost_value": "1,200",
-        "cost_gpu_hours_lost_source": "https://example.org/hbm-postmortem",
+        "cost_0_kind": "gpu_hours_lost",
+        "cost_0_value": "1,200",
+        "cost_0_source": "https://example.org/hbm-postmortem",
+        "cost_0_locator": "Timeline",
     }
     data.update(changes)
     return data
@@ -112,7 +114,7 @@ def test_a_bad_url_is_refused_naming_the_field_and_nothing_is_written(editor: Cl
     assert 'aria-invalid="true"' in page
     # The cost cited the URL the form used to have: the library's rule says so too.
     assert (
-        "GPU-hours lost: source URL</a>: &#x27;https://example.org/hbm-postmortem&#x27; is not one of"
+        "Cost 1 source URL</a>: &#x27;https://example.org/hbm-postmortem&#x27; is not one of"
         in page
     )
     after = (Case.objects.count(), Source.objects.count(), CaseFacetLink.objects.count())
@@ -131,11 +133,18 @@ def test_a_bad_url_is_refused_naming_the_field_and_nothing_is_written(editor: Cl
             "id_period_start",
             "or `published` is required",
         ),
-        ({"cost_gpu_hours_lost_value": "a lot"}, "id_cost_gpu_hours_lost_value", "is not a number"),
+        ({"cost_0_value": "a lot"}, "id_cost_0_value", "is not a number"),
         (
-            {"cost_gpu_hours_lost_source": "https://example.org/other"},
-            "id_cost_gpu_hours_lost_source",
+            {"cost_0_source": "https://example.org/other"},
+            "id_cost_0_source",
             "is not one of the case&#x27;s sources",
+        ),
+        ({"cost_0_kind": ""}, "id_cost_0_kind", "is not one of gpu_hours_lost"),
+        ({"cost_0_locator": ""}, "id_cost_0_locator", "is required"),
+        (
+            {"cost_0_kind": "gpu_time_share", "cost_0_value": "12"},
+            "id_cost_0_of",
+            "is required",
         ),
         ({"slug": "Not A Slug"}, "id_slug", "is not a slug"),
         ({"slug": "leaky-loader"}, "id_slug", "already exists"),
@@ -158,7 +167,8 @@ def test_a_good_submission_appears_in_the_library(editor: Client, tmp_path: Path
     assert response["Location"] == "/submit/added/hbm-errors-stop-a-fine-tuning-run/"
     case = Case.objects.get(slug="hbm-errors-stop-a-fine-tuning-run")
     assert case.period_label == "Feb 2024"
-    assert CostFigure.objects.get(case=case).value == 1200.0
+    cost = CostFigure.objects.get(case=case)
+    assert (cost.kind, cost.value, cost.locator) == ("gpu_hours_lost", 1200.0, "Timeline")
     # Linked like a loaded case: GPU memory implies its parent GPU hardware.
     assert CaseFacetLink.objects.filter(
         case=case, value__slug="gpu-hardware", direct=False

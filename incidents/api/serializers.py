@@ -8,6 +8,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from incidents.api.cost_serializers import BreakdownSerializer, CostFigureSerializer
 from incidents.facets import FACETS
 from incidents.models import Case
 from incidents.selectors.cases import values_by_facet
@@ -88,13 +89,6 @@ class KeyFigureSerializer(serializers.Serializer[Any]):
     source_url = serializers.URLField()
 
 
-class CostSerializer(serializers.Serializer[Any]):
-    metric = serializers.CharField()
-    value = serializers.FloatField()
-    note = serializers.CharField()
-    source_url = serializers.URLField()
-
-
 class SourceSerializer(serializers.Serializer[Any]):
     url = serializers.URLField()
     kind = serializers.CharField()
@@ -107,7 +101,8 @@ class CaseDetailSerializer(CaseSummarySerializer):
     action_items = ItemSerializer(source="action_item_links", many=True, read_only=True)
     lessons = ItemSerializer(source="lesson_links", many=True, read_only=True)
     key_figures = KeyFigureSerializer(many=True, read_only=True)
-    costs = CostSerializer(many=True, read_only=True)
+    costs = CostFigureSerializer(many=True, read_only=True)
+    breakdowns = BreakdownSerializer(many=True, read_only=True)
     sources = SourceSerializer(many=True, read_only=True)
 
     class Meta(CaseSummarySerializer.Meta):
@@ -120,6 +115,7 @@ class CaseDetailSerializer(CaseSummarySerializer):
             "lessons",
             "key_figures",
             "costs",
+            "breakdowns",
             "sources",
             "created_at",
             "updated_at",

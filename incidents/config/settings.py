@@ -153,6 +153,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Choice sets shared by several fields get one name each in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "CaseKindEnum": "incidents.models.CaseKind",
+        "CostKindEnum": "incidents.models.CostKind",
+        "BoundEnum": "incidents.models.Bound",
+        "ConfirmationEnum": "incidents.models.Confirmation",
+        "CountUnitEnum": "incidents.models.CountUnit",
+        "CostUnitEnum": "incidents.models.CostUnit",
+    },
 }
 
 LOGGING = {

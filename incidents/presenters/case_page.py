@@ -7,6 +7,7 @@ from typing import Any
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, FacetValue, Source
+from incidents.presenters.breakdown_tables import table_view
 from incidents.selectors.cases import values_by_facet
 from incidents.selectors.prefetch import prefetched
 
@@ -52,4 +53,7 @@ def context(case: Case) -> dict[str, Any]:
         "sources": sources,
         "figures": [(f, number_of.get(f.source_url)) for f in prefetched(case, "key_figures")],
         "costs": [(c, number_of.get(c.source_url)) for c in prefetched(case, "costs")],
+        "breakdowns": [
+            table_view(b, number_of.get(b.source_url)) for b in prefetched(case, "breakdowns")
+        ],
     }

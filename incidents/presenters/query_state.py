@@ -2,7 +2,7 @@
 
 A `QueryState` holds what a page's address says: the search words `q`, the facet selections
 (`symptom=...`, `not_symptom=...`, in order), the sentence that suggestions still come from
-(`words`), the page's own options (the cost view's `by`, `metric`, `level`; the graph's
+(`words`), the page's own options (the graph's
 `min_cases`) and the page number. Every link the pages show is a changed copy rendered by
 `href()`: chips, facet toggles, suggestions, pagination, and (through the `filter_url` template
 tag) "the same cases on another page". It is built from the *valid* filters of a request, so an

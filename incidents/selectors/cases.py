@@ -22,8 +22,10 @@ from incidents.models import (
     CaseFacetLink,
     CaseLesson,
     CaseRemediation,
+    CostFigure,
     FacetValue,
 )
+from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
 from incidents.selectors.prefetch import prefetched
 from incidents.selectors.vocabulary import Vocabulary
@@ -117,7 +119,8 @@ def case_detail_queryset() -> QuerySet[Case]:
         direct_links_prefetch(),
         "sources",
         "key_figures",
-        "costs",
+        Prefetch("costs", queryset=CostFigure.objects.order_by("position")),
+        breakdowns_prefetch(),
         Prefetch(
             "remediation_links",
             queryset=CaseRemediation.objects.select_related("item").order_by("position"),

@@ -1,125 +1,141 @@
-"""Reads for the cost view: per facet value, how many cases, and what the cases report they cost.
+"""Reads for the cost view: the lesson from breakdown tables, and each case's costs by kind.
 
-The seed article's lesson is that a failure count is not a failure cost: 11% of failed jobs by
-count took 82% of the GPU time of failed jobs. So next to the number of cases, each value gets the
-sum of each cost metric and how many of its cases report that metric at all; cases whose sources
-give no cost are counted as cases and add nothing to the sums.
+The seed's lesson is that a failure count is not a failure cost: at Acme, infrastructure failures
+were 11% of failed jobs by count and over 82% of their GPU time. The view first shows that from
+the breakdown tables of the selected cases (`cost_lesson`), then what each case reports, one chart
+per kind of cost. Kinds are never added together, and no chart adds up costs at all: a case is
+one bar per chart (its first figure of that kind), and a figure two cases share (same kind,
+number, source and scope) is one bar naming both.
 
-The cases are the ones the request's filters select, through `case_queryset`.
+The cases are the ones the request's filters select, through `case_queryset`; seven queries
+whatever the number of cases.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q, Sum
+from django.db.models import QuerySet
 
-from incidents.facets import FacetSpec
-from incidents.models import CaseFacetLink, CostFigure, CostMetric, FacetValue
+from incidents.models import KIND_UNITS, Case, CostFigure, CostKind, Source
+from incidents.selectors.breakdowns import breakdowns_of
 from incidents.selectors.cases import CaseQuery, Params, case_queryset
-
-METRICS: list[str] = list(CostMetric.values)
-LEVELS = ("top", "all")  # top-level values only, or every value of the tree
+from incidents.selectors.cost_lesson import Lesson, lesson
 
 
 @dataclass(frozen=True)
-class MetricTotal:
-    """The sum of one cost metric over some cases, and how many of them report it."""
+class CaseCost:
+    """One bar: a figure, the case (or cases) it belongs to, and the case's other figures."""
 
-    metric: str
-    total: float
-    reporting: int
-
-    @property
-    def label(self) -> str:
-        return CostMetric(self.metric).label
+    figure: CostFigure
+    cases: tuple[Case, ...]
+    others: tuple[CostFigure, ...] = ()
+    source_title: str = ""
 
 
 @dataclass
-class CostRow:
-    """One facet value: its cases under the filters and the cost they report."""
+class KindCosts:
+    """The selected cases' figures of one kind: one per case, highest first."""
 
-    value: FacetValue
-    path: list[FacetValue]  # ancestors, root first
-    cases: int
-    metrics: dict[str, MetricTotal]
+    kind: str
+    charted: list[CaseCost] = field(default_factory=list)
+    per_occurrence: list[CaseCost] = field(default_factory=list)
 
-    def metric(self, metric: str) -> MetricTotal:
-        return self.metrics[metric]
+    @property
+    def label(self) -> str:
+        return CostKind(self.kind).label
+
+    @property
+    def unit(self) -> str:
+        return KIND_UNITS[self.kind]
+
+    @property
+    def cases(self) -> int:
+        """How many selected cases report this kind (a shared figure counts each of its cases)."""
+        return sum(len(c.cases) for c in [*self.charted, *self.per_occurrence])
 
 
 @dataclass
 class CostView:
-    """The cost of the filtered cases, per value of one facet."""
+    """The cost of the filtered cases: the lesson first, then their costs kind by kind."""
 
     query: CaseQuery
-    spec: FacetSpec
-    metric: str
-    level: str
     total_cases: int
-    totals: dict[str, MetricTotal]
-    rows: list[CostRow]
+    lesson: Lesson
+    kinds: list[KindCosts]
+
+    def kind(self, kind: str) -> KindCosts:
+        return next(k for k in self.kinds if k.kind == kind)
 
 
-def _metric_sums(prefix: str) -> dict[str, Any]:
-    """Aggregates per metric over a join to CostFigure: the sum and the number of cases reporting.
-
-    A case has at most one figure per metric, so each (row, figure) pair is counted once.
-    """
-    aggregates: dict[str, Any] = {}
-    for metric in METRICS:
-        only = Q(**{f"{prefix}metric": metric})
-        aggregates[f"{metric}__sum"] = Sum(f"{prefix}value", filter=only)
-        aggregates[f"{metric}__n"] = Count(f"{prefix}id", filter=only)
-    return aggregates
-
-
-def _totals(row: dict[str, Any]) -> dict[str, MetricTotal]:
-    return {
-        m: MetricTotal(m, float(row.get(f"{m}__sum") or 0.0), int(row.get(f"{m}__n") or 0))
-        for m in METRICS
-    }
-
-
-def cost_by_facet(
-    *, params: Params, spec: FacetSpec, metric: str | None = None, level: str = "top"
-) -> CostView:
-    """Cases and reported cost per value of a facet, over the cases the filters select.
-
-    A value counts the distinct cases tagged with it or a descendant. Rows are the values with at
-    least one case, most costly (in `metric`) first, then most cases. Without a `metric`, the one
-    that most of the selected cases report is used. Four queries, whatever the number of cases:
-    the vocabulary, the totals, the case count and one grouped query for the facet.
-    """
+def cost_view(*, params: Params) -> CostView:
+    """The lesson and the per-kind costs of the cases the filters select."""
     query = case_queryset(params=params)
-    vocabulary = query.vocabulary
-    case_ids = query.queryset.order_by().values("id")
-
-    totals = _totals(
-        CostFigure.objects.filter(case__in=case_ids).aggregate(**_metric_sums(prefix=""))
+    ids = query.queryset.order_by().values("id")
+    titles = {(case, url): title for case, url, title in _source_rows(ids)}
+    tables = list(breakdowns_of(query.queryset))
+    figures = list(
+        CostFigure.objects.filter(case__in=ids)
+        .select_related("case")
+        .order_by("case__slug", "position")
     )
-    if metric is None:
-        metric = max(METRICS, key=lambda m: (totals[m].reporting, -METRICS.index(m)))
-    grouped = (
-        CaseFacetLink.objects.filter(case__in=case_ids, value__facet=spec.facet)
-        .values("value_id")
-        .annotate(n_cases=Count("case_id", distinct=True), **_metric_sums(prefix="case__costs__"))
-        .order_by()
-    )
-    rows = []
-    for row in grouped:
-        value = vocabulary.values[row["value_id"]]
-        if level == "top" and value.parent_id is not None:
-            continue
-        rows.append(CostRow(value, vocabulary.path(value)[:-1], row["n_cases"], _totals(dict(row))))
-    rows.sort(key=lambda r: (-r.metrics[metric].total, -r.cases, r.value.name.lower()))
     return CostView(
         query=query,
-        spec=spec,
-        metric=metric,
-        level=level,
         total_cases=query.queryset.count(),
-        totals=totals,
-        rows=rows,
+        lesson=lesson(tables, titles),
+        kinds=costs_by_kind(figures, titles),
     )
+
+
+def _source_rows(ids: QuerySet[Case, Any]) -> list[tuple[int, str, str]]:
+    return list(Source.objects.filter(case__in=ids).values_list("case_id", "url", "title"))
+
+
+def _same_figure(figure: CostFigure) -> tuple[object, ...]:
+    """What makes two cases' figures one: the same number from the same place of one source."""
+    return (
+        figure.kind,
+        figure.value,
+        figure.bound,
+        figure.source_url,
+        figure.locator,
+        figure.of,
+        figure.scope,
+        figure.per_occurrence,
+    )
+
+
+def costs_by_kind(
+    figures: list[CostFigure], titles: dict[tuple[int, str], str] | None = None
+) -> list[KindCosts]:
+    """Per kind, one entry per case: its first figure of the kind (file order), the others kept
+    beside it; identical figures of several cases merged into one entry. Highest value first."""
+    titles = titles or {}
+    kinds = {kind: KindCosts(kind) for kind in CostKind.values}
+    first: dict[tuple[str, int], CostFigure] = {}
+    others: dict[tuple[str, int], list[CostFigure]] = defaultdict(list)
+    for figure in figures:
+        key = (figure.kind, figure.case_id)
+        if key not in first and not figure.per_occurrence:
+            first[key] = figure
+        else:
+            others[key].append(figure)
+    merged: dict[tuple[object, ...], list[CostFigure]] = defaultdict(list)
+    for figure in first.values():
+        merged[_same_figure(figure)].append(figure)
+    for group in merged.values():
+        head = group[0]
+        cases = tuple(f.case for f in group)
+        rest = tuple(o for f in group for o in others.pop((f.kind, f.case_id), []))
+        kinds[head.kind].charted.append(
+            CaseCost(head, cases, rest, titles.get((head.case_id, head.source_url), ""))
+        )
+    for (kind, _case_id), remaining in others.items():  # cases with per-occurrence figures only
+        for figure in remaining:
+            title = titles.get((figure.case_id, figure.source_url), "")
+            kinds[kind].per_occurrence.append(CaseCost(figure, (figure.case,), (), title))
+    for entry in kinds.values():
+        entry.charted.sort(key=lambda c: (-c.figure.value, c.cases[0].title))
+    return list(kinds.values())

@@ -11,13 +11,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
 from incidents.facets import FACETS, ORGANISATION
-from incidents.models import CaseKind, CostMetric, DatePrecision, Setting, SourceKind
+from incidents.models import CaseKind, DatePrecision, Setting, SourceKind
+from incidents.services.breakdown_fields import read_breakdowns
+from incidents.services.cost_fields import LEGACY_COST_KEY, read_costs
 from incidents.services.library_entries import (
     CASE_KEYS,
     SHARED_KINDS,
     SLUG_RE,
     CaseEntry,
-    CostEntry,
     FigureEntry,
     ItemRef,
     LibraryError,
@@ -38,18 +39,28 @@ class FieldReader:
     def add(self, fieldname: str | None, message: str) -> None:
         self.problems.append(Problem(self.file, self.entry, fieldname, message))
 
-    def text(self, data: dict[str, Any], key: str, *, required: bool, max_len: int = 0) -> str:
+    def text(
+        self,
+        data: dict[str, Any],
+        key: str,
+        *,
+        required: bool,
+        max_len: int = 0,
+        where: str = "",
+    ) -> str:
+        """A text field; `where` prefixes its name in problems (for a field of a nested entry)."""
+        name = f"{where}.{key}" if where else key
         value = data.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
             if required:
-                self.add(key, "is required")
+                self.add(name, "is required")
             return ""
         if not isinstance(value, str):
-            self.add(key, f"must be text, not {type(value).__name__}")
+            self.add(name, f"must be text, not {type(value).__name__}")
             return ""
         value = " ".join(value.split()) if "\n" not in value.strip() else value.strip()
         if max_len and len(value) > max_len:
-            self.add(key, f"is {len(value)} characters long; at most {max_len} allowed")
+            self.add(name, f"is {len(value)} characters long; at most {max_len} allowed")
         return value
 
     def choice(self, data: dict[str, Any], key: str, choices: Iterable[str], default: str) -> str:
@@ -74,6 +85,14 @@ class FieldReader:
             self.add(fieldname, f"{value!r} is not a valid http(s) URL")
             return ""
         return value
+
+    def cited_source(self, value: Any, fieldname: str, source_urls: set[str]) -> str:
+        """A URL that must be one of the case's sources (a figure, cost or table cites it)."""
+        url = self.url(value, fieldname)
+        if url and url not in source_urls:
+            self.add(fieldname, f"{url!r} is not one of the case's sources")
+            return ""
+        return url
 
     def slug(self, value: Any, fieldname: str) -> str:
         if not isinstance(value, str) or not SLUG_RE.match(value):
@@ -110,7 +129,7 @@ def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEn
 
 def case_entry(c: FieldReader, slug: str, display: str, raw: dict[str, Any]) -> CaseEntry:
     """Read every field of a case mapping; problems go to `c`, and the entry keeps what was valid."""
-    c.unknown_keys(raw, CASE_KEYS)
+    c.unknown_keys(raw, CASE_KEYS | {LEGACY_COST_KEY})
     sources = _read_sources(c, raw.get("sources"))
     source_urls = {s.url for s in sources}
     period = raw.get("period")
@@ -153,8 +172,9 @@ def case_entry(c: FieldReader, slug: str, display: str, raw: dict[str, Any]) -> 
         facets=facets,
         items=items,
         key_figures=_read_figures(c, raw.get("key_figures"), source_urls),
-        costs=_read_costs(c, raw.get("cost"), source_urls),
+        costs=read_costs(c, raw, source_urls),
         sources=sources,
+        breakdowns=read_breakdowns(c, raw.get("breakdowns"), source_urls),
     )
     return entry
 
@@ -265,40 +285,7 @@ def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[Fig
         if not isinstance(unit, str):
             c.add(f"{where}.unit", f"must be text, not {type(unit).__name__}")
             unit = ""
-        source = _figure_source(c, item.get("source"), f"{where}.source", source_urls)
+        source = c.cited_source(item.get("source"), f"{where}.source", source_urls)
         if number is not None and measures and source:
             figures.append(FigureEntry(number, unit, measures, source))
     return figures
-
-
-def _read_costs(c: FieldReader, value: Any, source_urls: set[str]) -> list[CostEntry]:
-    if value is None:
-        return []
-    if not isinstance(value, dict):
-        c.add("cost", f"must be a mapping with any of {', '.join(CostMetric.values)}")
-        return []
-    c.unknown_keys(value, CostMetric.values, prefix="cost.")
-    costs: list[CostEntry] = []
-    for metric in CostMetric.values:
-        item = value.get(metric)
-        if item is None:
-            continue
-        where = f"cost.{metric}"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with value, source and optional note")
-            continue
-        c.unknown_keys(item, {"value", "source", "note"}, prefix=f"{where}.")
-        number = c.number(item.get("value"), f"{where}.value")
-        note = c.text(item, "note", required=False, max_len=300)
-        source = _figure_source(c, item.get("source"), f"{where}.source", source_urls)
-        if number is not None and source:
-            costs.append(CostEntry(metric, number, note, source))
-    return costs
-
-
-def _figure_source(c: FieldReader, value: Any, fieldname: str, source_urls: set[str]) -> str:
-    url = c.url(value, fieldname)
-    if url and url not in source_urls:
-        c.add(fieldname, f"{url!r} is not one of the case's sources")
-        return ""
-    return url

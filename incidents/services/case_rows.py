@@ -1,5 +1,5 @@
-"""Writing one case of the library: its fields, facet links, sources, figures, costs and shared
-items, compared with what is stored so that loading twice changes nothing."""
+"""Writing one case of the library: its fields, facet links, sources, figures, costs, breakdowns
+and shared items, compared with what is stored so that loading twice changes nothing."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ from dataclasses import asdict
 from typing import Any
 
 from incidents.models import (
+    Breakdown,
+    BreakdownRow,
+    BreakdownRowValue,
     Case,
     CaseActionItem,
     CaseFacetLink,
@@ -17,7 +20,7 @@ from incidents.models import (
     KeyFigure,
     Source,
 )
-from incidents.services.library_entries import CaseEntry
+from incidents.services.library_entries import BreakdownEntry, CaseEntry
 
 # The fields of Case a case file sets (the rest are derived or kept by the database).
 CASE_FIELDS = (
@@ -55,7 +58,16 @@ def _case_state(case: Case) -> dict[str, Any]:
             (f.value, f.unit, f.measures, f.source_url)
             for f in case.key_figures.order_by("position")  # type: ignore[attr-defined]
         ],
-        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in case.costs.all()),  # type: ignore[attr-defined]
+        "costs": [
+            _cost_state(c)
+            for c in case.costs.order_by("position")  # type: ignore[attr-defined]
+        ],
+        "breakdowns": [
+            _breakdown_state(b)
+            for b in case.breakdowns.order_by("position").prefetch_related(  # type: ignore[attr-defined]
+                "rows__value_links"
+            )
+        ],
         **{
             kind: [
                 (link.item_id, link.wording)
@@ -64,6 +76,93 @@ def _case_state(case: Case) -> dict[str, Any]:
             for kind, model in LINK_MODELS.items()
         },
     }
+
+
+COST_FIELDS = tuple(
+    f.name
+    for f in CostFigure._meta.get_fields()
+    if f.concrete and f.name not in ("id", "case", "position")
+)
+TABLE_FIELDS = (
+    "slug",
+    "title",
+    "counted",
+    "count_of",
+    "count_total",
+    "cost_unit",
+    "cost_of",
+    "cost_total",
+    "source_url",
+    "locator",
+    "status",
+    "derived",
+    "method",
+    "notes",
+)
+ROW_FIELDS = (
+    "label",
+    "group",
+    "count",
+    "count_share",
+    "count_bound",
+    "cost",
+    "cost_share",
+    "cost_bound",
+    "derived",
+)
+
+
+def _cost_state(cost: CostFigure) -> tuple[Any, ...]:
+    return tuple(getattr(cost, name) for name in COST_FIELDS)
+
+
+def _breakdown_state(table: Breakdown) -> tuple[Any, ...]:
+    rows = [
+        (
+            *(getattr(row, name) for name in ROW_FIELDS),
+            sorted(link.value_id for link in row.value_links.all()),
+        )
+        for row in sorted(table.rows.all(), key=lambda r: r.position)
+    ]
+    return (*(getattr(table, name) for name in TABLE_FIELDS), rows)
+
+
+def _entry_breakdown_state(
+    table: BreakdownEntry, values: dict[tuple[str, str], FacetValue]
+) -> tuple[Any, ...]:
+    rows = [
+        (
+            *(getattr(row, name) for name in ROW_FIELDS),
+            sorted(values[(f, s)].id for f, slugs in row.facets.items() for s in slugs),
+        )
+        for row in table.rows
+    ]
+    return (*(getattr(table, name) for name in TABLE_FIELDS), rows)
+
+
+def _replace_breakdowns(
+    case: Case, tables: list[BreakdownEntry], values: dict[tuple[str, str], FacetValue]
+) -> None:
+    """Replace a case's breakdown tables, their rows and the rows' facet values."""
+    Breakdown.objects.filter(case=case).delete()
+    for position, table in enumerate(tables):
+        stored = Breakdown.objects.create(
+            case=case, position=position, **{name: getattr(table, name) for name in TABLE_FIELDS}
+        )
+        rows = BreakdownRow.objects.bulk_create(
+            BreakdownRow(
+                breakdown=stored,
+                position=index,
+                **{name: getattr(row, name) for name in ROW_FIELDS},
+            )
+            for index, row in enumerate(table.rows)
+        )
+        BreakdownRowValue.objects.bulk_create(
+            BreakdownRowValue(row=stored_row, value=values[(facet, slug)])
+            for stored_row, row in zip(rows, table.rows, strict=True)
+            for facet, slugs in row.facets.items()
+            for slug in slugs
+        )
 
 
 def _fields_of(case: Case) -> dict[str, Any]:
@@ -95,7 +194,8 @@ def _entry_state(
         ),
         "sources": [(s.url, s.kind, s.title, s.archived_url) for s in entry.sources],
         "figures": [(f.value, f.unit, f.measures, f.source_url) for f in entry.key_figures],
-        "costs": sorted((c.metric, c.value, c.note, c.source_url) for c in entry.costs),
+        "costs": [tuple(getattr(c, name) for name in COST_FIELDS) for c in entry.costs],
+        "breakdowns": [_entry_breakdown_state(b, values) for b in entry.breakdowns],
         **{
             kind: [(shared[kind][ref.slug].id, ref.wording) for ref in refs]
             for kind, refs in entry.items.items()
@@ -125,7 +225,10 @@ def apply_case(
     _replace_rows(Source, case, [{"position": i, **asdict(s)} for i, s in enumerate(entry.sources)])
     figures = [{"position": i, **asdict(f)} for i, f in enumerate(entry.key_figures)]
     _replace_rows(KeyFigure, case, figures)
-    _replace_rows(CostFigure, case, [asdict(c) for c in entry.costs])
+    _replace_rows(
+        CostFigure, case, [{"position": i, **asdict(c)} for i, c in enumerate(entry.costs)]
+    )
+    _replace_breakdowns(case, entry.breakdowns, values)
     for kind, model in LINK_MODELS.items():
         refs = entry.items[kind]
         items = [

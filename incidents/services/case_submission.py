@@ -31,7 +31,7 @@ def submit_case(*, slug: str, entry: dict[str, Any]) -> Case:
     """Validate a case given in the case-file format and add it to the library, all or nothing.
 
     Raises LibraryError whose problems name the field concerned (as in a case file: `title`,
-    `sources[0].url`, `cost.gpu_hours_lost.source`, ...); a slug already in use is refused.
+    `sources[0].url`, `costs[0].source`, ...); a slug already in use is refused.
     """
     parsed = read_case_mapping(slug, entry, display=SUBMISSION)
     try:

@@ -21,7 +21,8 @@ CASE_KEYS = {
     "summary",
     "detection",
     "key_figures",
-    "cost",
+    "costs",
+    "breakdowns",
     "sources",
     *(spec.fixture_key for spec in FACETS),
     *SHARED_KINDS,
@@ -89,10 +90,57 @@ class FigureEntry:
 
 @dataclass(frozen=True)
 class CostEntry:
-    metric: str
+    """One typed cost of a case (fields named as CostFigure's)."""
+
+    kind: str
     value: float
+    bound: str
+    of: str
+    scope: str
+    per_occurrence: bool
+    derived: bool
+    formula: str
+    locator: str
     note: str
     source_url: str
+    status: str
+
+
+@dataclass(frozen=True)
+class BreakdownRowEntry:
+    """One category of a breakdown; `facets` maps a facet to the slugs the row maps to."""
+
+    label: str
+    group: str
+    facets: dict[str, list[str]]
+    count: float | None
+    count_share: float | None
+    count_bound: str
+    cost: float | None
+    cost_share: float | None
+    cost_bound: str
+    derived: bool
+
+
+@dataclass(frozen=True)
+class BreakdownEntry:
+    """One breakdown table of a case (fields named as Breakdown's, plus its rows)."""
+
+    slug: str
+    title: str
+    counted: str
+    count_of: str
+    count_total: float | None
+    cost_unit: str
+    cost_of: str
+    cost_total: float | None
+    source_url: str
+    locator: str
+    status: str
+    derived: bool
+    method: str
+    notes: str
+    rows: list[BreakdownRowEntry]
 
 
 @dataclass(frozen=True)
@@ -126,6 +174,7 @@ class CaseEntry:
     key_figures: list[FigureEntry]
     costs: list[CostEntry]
     sources: list[SourceEntry]
+    breakdowns: list[BreakdownEntry] = field(default_factory=list)
 
 
 @dataclass

@@ -259,6 +259,7 @@ def _check_case_references(
                             f"{slug!r} is not a known {facet.replace('_', ' ')} value",
                         )
                     )
+        problems.extend(_unknown_breakdown_values(case, values))
         for kind, refs in case.items.items():
             for index, ref in enumerate(refs):
                 if ref.slug not in shared[kind]:
@@ -270,3 +271,21 @@ def _check_case_references(
                             f"{ref.slug!r} is not a known entry of shared/{kind}*.yaml",
                         )
                     )
+
+
+def _unknown_breakdown_values(
+    case: CaseEntry, values: dict[tuple[str, str], FacetValue]
+) -> Iterable[Problem]:
+    """A problem for each facet value a breakdown row maps to that is not in the vocabulary."""
+    for t_index, table in enumerate(case.breakdowns):
+        for r_index, row in enumerate(table.rows):
+            for facet, slugs in row.facets.items():
+                key = facets.spec(facet).fixture_key
+                for index, slug in enumerate(slugs):
+                    if (facet, slug) not in values:
+                        yield Problem(
+                            case.file,
+                            f"case '{case.slug}'",
+                            f"breakdowns[{t_index}].rows[{r_index}].maps_to.{key}[{index}]",
+                            f"{slug!r} is not a known {facet.replace('_', ' ')} value",
+                        )

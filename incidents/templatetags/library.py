@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from django import template
 
-from incidents.models import FacetValue
+from incidents.amounts import BOUND_SIGNS, figure_text, percent, signed
+from incidents.models import CostFigure, FacetValue
 from incidents.presenters.query_state import QueryState
 
 register = template.Library()
@@ -31,3 +32,21 @@ def filter_url(view_name: str, *parts: QueryState | FacetValue) -> str:
         else:
             raise TypeError(f"filter_url takes QueryState or FacetValue arguments, not {part!r}")
     return state.href()
+
+
+@register.filter
+def bound_sign(bound: str) -> str:
+    """A bound as a sign for a table cell: "more_than" -> ">"."""
+    return BOUND_SIGNS.get(bound, "")
+
+
+@register.filter
+def cost_text(figure: CostFigure) -> str:
+    """A cost figure in words with its bound and unit: "less than 2,123,366.4 GPU-hours"."""
+    return figure_text(figure.value, figure.bound, figure.unit)
+
+
+@register.filter
+def share(value: float, bound: str = "") -> str:
+    """A share rounded as printed, with its bound as a sign: "> 82%", "30.5%"."""
+    return signed(percent(round(value, 2)), bound)

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from playwright.sync_api import Page, expect
 
-from incidents.models import Case, CostFigure, CostMetric
+from incidents.models import Case
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,34 +36,46 @@ def _log_in_editor(page: Page, live_server: object, django_user_model: Any) -> N
     )
 
 
-def test_cost_view_draws_its_chart_next_to_a_table(
-    page: Page, live_server: object, small_library: None, screenshot_dir: Path
+def test_cost_view_shows_the_lesson_above_the_fold_from_data(
+    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
 ) -> None:
-    hbm = Case.objects.get(slug="hbm-failures")
-    CostFigure.objects.create(
-        case=hbm,
-        metric=CostMetric.GPU_HOURS_LOST,
-        value=900,
-        source_url="https://example.org/report",
-    )
+    """With no filters, a category rare by count and dominant by cost (Acme's infrastructure
+    failures) is in the first screen at 1400x1000, from the data, with its source."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(_url(live_server, "/cost/"))
-    chart = page.get_by_role("img", name="Cases and GPU-hours lost per root cause")
-    expect(chart).to_be_visible()
-    expect(page.locator("svg rect.bar-cases")).to_have_count(2)  # hardware fault, software bug
-    expect(page.locator("svg rect.bar-cost")).to_have_count(1)
-    box = page.locator("svg rect.bar-cost").bounding_box()
-    assert box is not None and box["width"] > 100  # drawn to scale, not a hairline
-    table = page.get_by_role("table", name=re.compile("Cases and reported cost per root cause"))
-    expect(table.get_by_role("row")).to_have_count(3)
-    expect(table.get_by_role("rowheader", name="Hardware fault")).to_be_visible()
+    headline = page.locator("#cost-headline")
+    expect(headline).to_be_visible()
+    expect(headline).to_contain_text("Infrastructure")
+    expect(headline.locator(".hl-count")).to_have_text("11%")
+    expect(headline.locator(".hl-cost")).to_have_text("more than 82%")
+    source = headline.get_by_role("link", name=re.compile("arXiv 2403.07648"))
+    expect(source).to_have_attribute("href", "https://arxiv.org/abs/2403.07648")
+    page.screenshot(path=str(screenshot_dir / "cost-view-1400x1000.png"))
+    box = headline.bounding_box()
+    assert box is not None
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box  # above the fold
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 1400, box
+    # Its chart marks the same category, and a table beside the chart carries the numbers.
+    panel = page.locator("article.share-panel").first
+    expect(panel.locator("svg g.called-out text.chart-label")).to_contain_text("Infrastructure")
+    row = panel.get_by_role("table").get_by_role("row", name=re.compile("Infrastructure"))
+    expect(row.get_by_role("cell").nth(1)).to_have_text("> 82%")
+    page.screenshot(path=str(screenshot_dir / "cost-view-full.png"), full_page=True)
 
-    # Changing the breakdown with the keyboard only: the form is a plain GET form.
-    page.get_by_label("Break down by").focus()
-    page.keyboard.press("End")  # the last facet: organisations
-    page.get_by_role("button", name="Show").press("Enter")
-    expect(page).to_have_url(re.compile(r"/cost/\?by=organisation"))
-    expect(page.get_by_role("img", name=re.compile("per organisation"))).to_be_visible()
-    page.screenshot(path=str(screenshot_dir / "cost-view.png"), full_page=True)
+
+def test_cost_view_reads_on_a_narrow_screen(
+    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(_url(live_server, "/cost/?organisation=shanghai-ai-laboratory"))
+    expect(page.locator("#cost-headline")).to_contain_text("more than 82%")
+    # Nothing but the charts' own scroll boxes is wider than the screen.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    table = page.locator("article.share-panel table").first
+    expect(table).to_be_visible()
+    size = "parseFloat(getComputedStyle(document.querySelector('.share-table td')).fontSize)"
+    assert page.evaluate(size) >= 12
+    page.screenshot(path=str(screenshot_dir / "cost-view-390.png"), full_page=True)
 
 
 def _submit_flow(page: Page, live_server: object) -> None:

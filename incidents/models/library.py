@@ -1,4 +1,4 @@
-"""The library's data model.
+"""The library's data model: cases, facet values, sources, figures and shared items.
 
 A Case is one public failure report or study. Facet values (the facets are listed in
 incidents.facets) are controlled vocabularies shaped as trees; a case links to the
@@ -198,31 +198,6 @@ class KeyFigure(models.Model):
     def display_value(self) -> str:
         """The value without a trailing ".0" for whole numbers."""
         return f"{self.value:,.0f}" if float(self.value).is_integer() else f"{self.value:,g}"
-
-
-class CostMetric(models.TextChoices):
-    GPU_HOURS_LOST = "gpu_hours_lost", "GPU-hours lost"
-    DOWNTIME_HOURS = "downtime_hours", "Downtime (hours)"
-    INTERRUPTIONS = "interruptions", "Interruptions"
-
-
-class CostFigure(models.Model):
-    """What a failure cost, where a source gives it; lets the library weigh cases by cost."""
-
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="costs")
-    metric = models.CharField(max_length=32, choices=CostMetric.choices)
-    value = models.FloatField()
-    note = models.CharField(max_length=300, blank=True)
-    source_url = models.URLField(max_length=500)
-
-    class Meta:
-        ordering = ["case", "metric"]
-        constraints = [
-            models.UniqueConstraint(fields=["case", "metric"], name="costfigure_unique_metric"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_metric_display()}: {self.value:g}"
 
 
 class SharedItem(models.Model):
