@@ -64,6 +64,17 @@ def test_the_cost_view_and_the_api_show_every_studys_tables(
         assert escape(title) in page, case_slug
 
 
+def test_a_case_with_breakdowns_but_no_case_cost_points_to_its_breakdowns(
+    client: Client, seeded_library: None
+) -> None:
+    page = re.sub(
+        r"\s+", " ", client.get("/cases/ncsa-blue-waters-failure-study/").content.decode()
+    )
+    costs = page[page.index('id="cost-heading"') : page.index('id="breakdowns-heading"')]
+    assert "its failure breakdowns below are in the cost view" in costs
+    assert "leaves it out of its charts" not in costs
+
+
 def test_software_outweighs_hardware_by_repair_hours_on_blue_waters(
     client: Client, seeded_library: None
 ) -> None:
