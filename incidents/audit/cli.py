@@ -21,7 +21,7 @@ from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
 from .model import SEVERITIES, Check
-from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json
+from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
 from .runner import AuditOptions, audit_once, live_snapshot, load_options_config
 from .session import DEFAULT_TIMEOUT
 from .text import render_text
@@ -189,12 +189,20 @@ def _options(args: argparse.Namespace) -> AuditOptions:
     )
 
 
-def _write(path: str | None, text: str) -> None:
+def _write(path: str | None, text: str | bytes) -> None:
     if path is None:
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(text)
         return
     try:
-        Path(path).write_text(text)
+        if isinstance(text, bytes):
+            Path(path).write_bytes(text)
+        else:
+            Path(path).write_text(text)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -214,12 +222,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from .sarif import render_sarif
 
     for fmt, path in outputs:
+        text: str | bytes
         if fmt == "text":
             text = render_text(
                 result, args.fail_on, args.library_url, path is None and _color(args)
             )
         elif fmt == "json":
-            text = render_json(result, args.fail_on, args.library_url)
+            text = render_json_bytes(result, args.fail_on, args.library_url)
         else:
             text = render_sarif(result, args.fail_on, args.library_url)
         _write(path, text)
