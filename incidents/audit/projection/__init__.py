@@ -15,4 +15,4 @@ as it is, an older one is projected again on reading. Raise it whenever a projec
 (or differently shaped) data than before.
 """
 
-PROJECTION_VERSION = 1
+PROJECTION_VERSION = 2  # 2: env values only for the settings checks compare
