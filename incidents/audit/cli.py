@@ -146,6 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp", help="run the read-only MCP server on stdio (needs the mcp package)"
     )
     _library_arg(mcp)
+    mcp.add_argument(
+        "--allow-kubeconfig",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a kubeconfig the audit tool may read besides $KUBECONFIG's and ~/.kube/config "
+        "(repeatable; also KUBEGAP_MCP_KUBECONFIGS)",
+    )
     return parser
 
 
@@ -335,7 +343,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             "install kubegap with its dependencies (pip install -e . in the repository), not the "
             "one-file kubegap.pyz"
         ) from None
-    build_server(args.library_url).run("stdio")
+    build_server(args.library_url, args.allow_kubeconfig).run("stdio")
     return 0
 
 
