@@ -22,7 +22,7 @@ from .errors import KubegapError, UsageError
 from .kinds import KINDS
 from .model import SEVERITIES, Check
 from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
-from .runner import AuditOptions, audit_once, live_snapshot, load_options_config
+from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
 from .session import DEFAULT_TIMEOUT
 from .text import render_text
 
@@ -224,6 +224,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.preflight:
         return cmd_preflight(args, checks)
     outputs = parse_outputs(args)
+    with collector_paused():
+        return _audit_and_render(args, checks, outputs)
+
+
+def _audit_and_render(
+    args: argparse.Namespace, checks: list[Check], outputs: list[tuple[str, str | None]]
+) -> int:
     progress = _progress()
     result = audit_once(_options(args), checks, progress)
     _clear_progress(progress)
@@ -265,9 +272,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
     checks = select(args.checks)
     progress = _progress()
-    snap = live_snapshot(_options(args), checks, progress)
-    _clear_progress(progress)
-    save(snap, args.output_file)
+    with collector_paused():
+        snap = live_snapshot(_options(args), checks, progress)
+        _clear_progress(progress)
+        save(snap, args.output_file)
     incomplete = [k for k, c in snap.coverage.items() if c.status in ("forbidden", "error")]
     total = sum(len(v) for v in snap.objects.values())
     print(f"wrote {args.output_file}: {len(snap.coverage)} kinds, {total} objects", file=sys.stderr)

@@ -88,7 +88,7 @@ def audit_summary(
 
     ``allowed``: the kubeconfig files that may be read (default :func:`allowed_kubeconfigs`).
     """
-    from .runner import AuditOptions, audit_once
+    from .runner import AuditOptions, audit_once, collector_paused
 
     if fail_on not in SEVERITY_RANK:
         return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
@@ -104,7 +104,7 @@ def audit_summary(
     )
     try:
         selected = select(checks)
-        with _AUDITS:
+        with _AUDITS, collector_paused():
             result = audit_once(options, selected)
     except KubegapError as exc:
         return {"error": str(exc)}
