@@ -20,10 +20,10 @@ from .checks import ALL_CHECKS, REGISTRY, select
 from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
+from .kubeconfig import DEFAULT_TIMEOUT
 from .model import SEVERITIES, Check
 from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
 from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
-from .session import DEFAULT_TIMEOUT
 from .text import render_text
 
 FORMATS = ("text", "json", "sarif")

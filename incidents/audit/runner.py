@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from .checks import REGISTRY, select
 from .config import AuditConfig, load_config
 from .engine import AuditResult, needed_kinds, run_checks
+from .kubeconfig import DEFAULT_TIMEOUT
 from .model import Check
-from .session import DEFAULT_TIMEOUT
 from .snapshot import Snapshot
 
 
