@@ -219,10 +219,14 @@ def test_sarif_lists_every_failure(
 def test_mcp_audit_tool_summarises_the_live_cluster(
     broken: KubegapIdentity, live: tuple[int, Report]
 ) -> None:
-    """``kubegap mcp`` over stdio, as an agent runs it: a bounded summary of the same audit."""
+    """``kubegap mcp`` over stdio, as an agent runs it: a bounded summary of the same audit.
+
+    The identity's kubeconfig is not in a default location, so the server is started allowing it.
+    """
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"],
+        args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"]
+        + ["--allow-kubeconfig", str(broken.kubeconfig)],
         cwd=str(REPO_ROOT),
     )
 
