@@ -8,10 +8,11 @@ snapshot, against the floor of merely ``json.load``-ing the same file.
 Objects are generated as full Kubernetes objects (managedFields, last-applied annotations, env,
 status), projected as the client does while paging, and saved with ``snapshot.save`` as ``kubegap
 collect`` would. Then, in fresh processes, alternately: the floor (``json.load`` of the file) and
-``kubegap audit --snapshot FILE -o json --output-file REPORT``. Wall time and peak RSS are each
-process's own (``os.wait4``). The ratio is taken per pair of runs and its median printed, so a
-machine busy with other work slows both sides alike. Targets (issue 15): ratio <= 2, peak RSS
-<= 600 MB.
+``kubegap audit --snapshot FILE -o json --output-file REPORT``. Wall time, CPU time (user +
+system) and peak RSS are each process's own (``os.wait4``). Ratios are taken per pair of runs
+and their medians printed; on a machine busy with other work the wall ratio is noisy (the
+allocation-heavy floor suffers more from contention), the CPU ratio less so. Targets (issue 15):
+both ratios <= 2, peak RSS <= 600 MB.
 """
 
 from __future__ import annotations
@@ -237,18 +238,17 @@ def synthetic_snapshot(n_nodes: int, n_pods: int, listed_jobs: bool = True) -> S
     return snap
 
 
-def _measure(argv: list[str]) -> tuple[float, float, str]:
-    """Run ``argv``; its wall time (s), its own peak RSS (MB) and what it printed."""
+def _measure(argv: list[str]) -> tuple[float, float, float]:
+    """Run ``argv``; its wall time (s), its CPU time (user + system, s) and its own peak RSS."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
-    out = proc.stdout.read().decode() if proc.stdout else ""
     err = proc.stderr.read().decode() if proc.stderr else ""
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):  # kubegap exits 1 when it finds failing findings, as it does here
         raise SystemExit(f"{argv[:4]} exited {code}: {err.strip()[-500:]}")
-    return elapsed, usage.ru_maxrss / 1024, out
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 FLOOR = "import gzip, json, sys; p = sys.argv[1]; json.load(gzip.open(p) if p.endswith('.gz') else open(p, 'rb'))"
@@ -266,10 +266,11 @@ def run(n_nodes: int, n_pods: int, repeat: int, gz: bool, listed_jobs: bool) -> 
         audit_argv += ["-o", "json", "--output-file", str(report)]
         runs = []
         for _ in range(repeat):
-            floor_s, floor_rss, _ = _measure(floor_argv)
-            audit_s, audit_rss, _ = _measure(audit_argv)
-            runs.append({"floor_s": floor_s, "floor_rss_mb": floor_rss, "audit_s": audit_s,
-                         "audit_rss_mb": audit_rss, "ratio": audit_s / floor_s})  # fmt: skip
+            floor_s, floor_cpu, floor_rss = _measure(floor_argv)
+            audit_s, audit_cpu, audit_rss = _measure(audit_argv)
+            runs.append({"floor_s": floor_s, "floor_cpu_s": floor_cpu, "floor_rss_mb": floor_rss,
+                         "audit_s": audit_s, "audit_cpu_s": audit_cpu, "audit_rss_mb": audit_rss,
+                         "ratio": audit_s / floor_s, "cpu_ratio": audit_cpu / floor_cpu})  # fmt: skip
         doc = json.loads(report.read_bytes())
         findings = doc["findings"]
         workload_findings = [f for f in findings if f["resource"]["kind"] == "PyTorchJob"]
@@ -288,6 +289,9 @@ def run(n_nodes: int, n_pods: int, repeat: int, gz: bool, listed_jobs: bool) -> 
             "floor_s": statistics.median(r["floor_s"] for r in runs),
             "audit_s": statistics.median(r["audit_s"] for r in runs),
             "ratio": statistics.median(r["ratio"] for r in runs),
+            "floor_cpu_s": statistics.median(r["floor_cpu_s"] for r in runs),
+            "audit_cpu_s": statistics.median(r["audit_cpu_s"] for r in runs),
+            "cpu_ratio": statistics.median(r["cpu_ratio"] for r in runs),
             "audit_rss_mb": max(r["audit_rss_mb"] for r in runs),
             "floor_rss_mb": max(r["floor_rss_mb"] for r in runs),
             "json_backend": _backend(),
@@ -320,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.nodes, args.pods = 500, 10_000
     r = run(args.nodes, args.pods, max(1, args.repeat), args.gzip, args.listed_jobs)
-    r["ok"] = r["ratio"] <= TARGET_RATIO and r["audit_rss_mb"] <= TARGET_RSS_MB
+    worst = max(r["ratio"], r["cpu_ratio"])  # a busy machine can flatter either one
+    r["ok"] = worst <= TARGET_RATIO and r["audit_rss_mb"] <= TARGET_RSS_MB
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
@@ -328,12 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"kubegap audit of {r['nodes']:,} nodes / {r['pods']:,} pods{jobs} from a snapshot "
           f"({r['snapshot_file']}, {r['snapshot_bytes'] / 1e6:.0f} MB; JSON: {r['json_backend']}; "
           f"{r['cpus']} CPUs, load {r['load_average']:.1f})")  # fmt: skip
-    print(f"{'':28}{'time':>9}{'peak RSS':>11}")
-    print(f"{'floor: json.load':28}{r['floor_s']:>8.1f}s{r['floor_rss_mb']:>8.0f} MB")
-    print(f"{'kubegap audit -o json':28}{r['audit_s']:>8.1f}s{r['audit_rss_mb']:>8.0f} MB")
-    print(f"ratio {r['ratio']:.2f}x the floor (target <= {TARGET_RATIO:g}x, median of "
-          f"{len(r['runs'])}); peak RSS target <= {TARGET_RSS_MB} MB: "
-          f"{'met' if r['ok'] else 'NOT met'}")  # fmt: skip
+    print(f"{'':28}{'wall':>9}{'CPU':>9}{'peak RSS':>11}")
+    for label, side in (("floor: json.load", "floor"), ("kubegap audit -o json", "audit")):
+        print(f"{label:28}{r[side + '_s']:>8.1f}s{r[side + '_cpu_s']:>8.1f}s"
+              f"{r[side + '_rss_mb']:>8.0f} MB")  # fmt: skip
+    print(f"ratio {r['ratio']:.2f}x the floor in wall time, {r['cpu_ratio']:.2f}x in CPU time "
+          f"(target <= {TARGET_RATIO:g}x, medians of {len(r['runs'])}); peak RSS target <= "
+          f"{TARGET_RSS_MB} MB: {'met' if r['ok'] else 'NOT met'}")  # fmt: skip
     print(f"report: {r['report_bytes'] / 1e6:.1f} MB, {r['findings']:,} findings "
           f"({r['pytorchjob_findings']:,} on PyTorchJobs, {r['pod_findings']} on pods)")  # fmt: skip
     return 0
