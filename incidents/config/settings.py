@@ -1,9 +1,11 @@
-"""Settings, read from the environment (12-factor).
+"""Settings, read from the environment (12-factor); site/env.example documents a production set.
 
 DATABASE_URL   default: an SQLite file in the project (zero setup); postgres://... for PostgreSQL
 SECRET_KEY     required unless DEBUG is on
 DEBUG          "1"/"true" to enable; off by default
 ALLOWED_HOSTS  comma-separated; defaults to localhost names when DEBUG is on
+HTTPS behind a proxy: SECURE_SSL_REDIRECT, SECURE_PROXY_SSL_HEADER, SECURE_HSTS_SECONDS (and
+_INCLUDE_SUBDOMAINS, _PRELOAD), SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE, CSRF_TRUSTED_ORIGINS.
 """
 
 from __future__ import annotations
@@ -29,6 +31,17 @@ def env_bool(name: str, default: bool = False) -> bool:
     return raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name: str, default: int) -> int:
+    """Read a whole-number environment variable; a non-number is a configuration error."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """Read a comma-separated environment variable."""
     raw = os.environ.get(name)
@@ -49,6 +62,27 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# HTTPS. All off by default so that `make serve` answers on plain http://127.0.0.1; a deployment
+# behind a TLS proxy turns them on (site/env.example), and `check --deploy` is then silent.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
+# "HTTP_X_FORWARDED_PROTO,https": the header the proxy sets and the value that means https.
+_proxy_header = env_list("SECURE_PROXY_SSL_HEADER", [])
+if _proxy_header and len(_proxy_header) != 2:
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https"
+    )
+SECURE_PROXY_SSL_HEADER = (_proxy_header[0], _proxy_header[1]) if _proxy_header else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS")
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE")
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE")
+# /healthz is probed over plain HTTP by the kubelet; it must not be redirected to https.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# The error page under DEBUG masks secrets in settings, request headers and local variables.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "incidents.config.errors.SecretMaskingFilter"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -77,6 +111,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "incidents.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "incidents.config.urls"
@@ -99,9 +134,17 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        # A connection kept open is checked before reuse, so a restarted database is picked up.
+        conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # An unreachable database fails a request in seconds (a 503) rather than hanging a worker.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
