@@ -30,6 +30,7 @@ PAGES = [
     "/graph/",
     "/graph/data.json",
     "/checks/",
+    "/accounts/login/",
     "/api/cases/",
     "/api/facets/",
     "/api/docs/",

@@ -37,7 +37,7 @@ class SecretMaskingFilter(SafeExceptionReporterFilter):
 
     def cleanse_setting(self, key: Any, value: Any) -> Any:
         cleansed = super().cleanse_setting(key, value)
-        if isinstance(cleansed, str):
+        if type(cleansed) is str:  # not a lazy object posing as one
             return mask_text(cleansed, self.cleansed_substitute)
         return cleansed
 
@@ -46,13 +46,14 @@ class SecretMaskingFilter(SafeExceptionReporterFilter):
         return [(name, self._cleanse_variable(name, value)) for name, value in variables]
 
     def _cleanse_variable(self, name: str, value: Any) -> Any:
-        if isinstance(value, str) and value == self.cleansed_substitute:
-            return value
-        if isinstance(value, dict | list | tuple | str):
+        if type(value) in (dict, list, tuple, str):
             return self.cleanse_setting(name, value)
         if self.hidden_settings.search(name):
             return self.cleansed_substitute
         # Other objects are shown by their repr, which may embed a connection string.
-        text = repr(value)
+        try:
+            text = repr(value)
+        except Exception:  # a repr that fails is shown as Django shows it
+            return value
         masked = mask_text(text, self.cleansed_substitute)
         return value if masked == text else masked

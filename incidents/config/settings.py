@@ -11,6 +11,7 @@ _INCLUDE_SUBDOMAINS, _PRELOAD), SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE, CSRF_
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -98,6 +99,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "incidents",
 ]
 
@@ -112,6 +114,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "incidents.middleware.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login attempt.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "incidents.config.urls"
@@ -177,7 +181,27 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
-LOGIN_URL = "admin:login"
+# Editors (the "Editors" group) log in at /accounts/login/; only staff reach /admin/.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "incidents:case-list"
+LOGOUT_REDIRECT_URL = "incidents:case-list"
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out account or address before a password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login attempts: after AXES_FAILURE_LIMIT failures for one account, or from one address, further
+# attempts are refused (429) for AXES_COOLOFF_MINUTES, the right password included.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Behind N reverse proxies, the client address is the Nth from the right of X-Forwarded-For.
+AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0) or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if AXES_IPWARE_PROXY_COUNT else ["REMOTE_ADDR"]
+)
 
 # Where the seeded library lives; `manage.py load_cases` reads it by default.
 FIXTURES_DIR = BASE_DIR / "fixtures"
