@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.load_burst import run_burst
 from tests.server import Gunicorn, TcpProxy, get, production_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,3 +91,12 @@ def test_database_down_is_503_and_recovers_without_restart(
     assert get(gunicorn.url + "/api/cases/", HTTPS)[0] == 200
     assert get(gunicorn.url + "/readyz", HTTPS)[0] == 200
     assert gunicorn.worker_pids() == pid  # the same worker: no restart
+
+
+def test_a_burst_of_concurrent_requests_has_no_errors(server: tuple[Gunicorn, TcpProxy]) -> None:
+    """The floor under tests/bench_load.py's figures: concurrency never makes an error."""
+    gunicorn, _ = server
+    paths = [p for p in PAGES if not p.startswith("/static/")] + ["/healthz"]
+    burst = run_burst(gunicorn.url, paths, requests=120, concurrency=10)
+    assert burst.requests == 120
+    assert burst.errors == []
