@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("auth", "0012_alter_user_first_name_max_length"),
         ("contenttypes", "0002_remove_content_type_name"),
-        ("incidents", "0004_breakdowns_and_typed_costs"),
+        ("incidents", "0005_library_state"),
     ]
 
     operations = [migrations.RunPython(add_editors, remove_editors)]
