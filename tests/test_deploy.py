@@ -78,12 +78,22 @@ def test_preflight_names_an_unusable_value(change: dict[str, str], says: str) ->
     assert found is not None and says in found
 
 
-def test_preflight_reports_the_settings_own_complaint_in_one_line() -> None:
-    env = base_env() | env_example() | {"SECRET_KEY": _secret(), "SECURE_PROXY_SSL_HEADER": "x"}
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"SECURE_PROXY_SSL_HEADER": "x"}, "SECURE_PROXY_SSL_HEADER must be 'HEADER,value'"),
+        ({"DATABASE_URL": "mysqlx://db/incidents"}, "mysqlx"),
+        ({"AXES_FAILURE_LIMIT": "five"}, "AXES_FAILURE_LIMIT='five' is not a whole number"),
+    ],
+)
+def test_preflight_reports_the_settings_own_complaint_in_one_line(
+    change: dict[str, str], says: str
+) -> None:
+    env = base_env() | env_example() | {"SECRET_KEY": _secret()} | change
     result = _run(["-m", "incidents.config.preflight"], env)
     assert result.returncode == 2
-    assert len(result.stderr.splitlines()) == 1
-    assert "SECURE_PROXY_SSL_HEADER must be 'HEADER,value'" in result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert says in result.stderr
 
 
 def _failing_view(request: object) -> None:

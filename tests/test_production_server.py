@@ -66,6 +66,11 @@ def test_every_page_answers_with_debug_off(server: tuple[Gunicorn, TcpProxy]) ->
     assert statuses == dict.fromkeys(PAGES, 200)
     status, _ = get(gunicorn.url + "/")
     assert status == 301  # plain http is sent to https (SECURE_SSL_REDIRECT)
+    # The floor under tests/bench_load.py's figures: concurrency never makes an error.
+    paths = [p for p in PAGES if not p.startswith("/static/")] + ["/healthz"]
+    burst = run_burst(gunicorn.url, paths, requests=120, concurrency=10)
+    assert burst.requests == 120
+    assert burst.errors == []
 
 
 def test_database_down_is_503_and_recovers_without_restart(
@@ -91,12 +96,3 @@ def test_database_down_is_503_and_recovers_without_restart(
     assert get(gunicorn.url + "/api/cases/", HTTPS)[0] == 200
     assert get(gunicorn.url + "/readyz", HTTPS)[0] == 200
     assert gunicorn.worker_pids() == pid  # the same worker: no restart
-
-
-def test_a_burst_of_concurrent_requests_has_no_errors(server: tuple[Gunicorn, TcpProxy]) -> None:
-    """The floor under tests/bench_load.py's figures: concurrency never makes an error."""
-    gunicorn, _ = server
-    paths = [p for p in PAGES if not p.startswith("/static/")] + ["/healthz"]
-    burst = run_burst(gunicorn.url, paths, requests=120, concurrency=10)
-    assert burst.requests == 120
-    assert burst.errors == []

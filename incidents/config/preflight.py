@@ -55,7 +55,7 @@ def settings_problem() -> str | None:
 
     try:
         django.setup()
-    except ImproperlyConfigured as exc:
+    except (ImproperlyConfigured, ValueError) as exc:  # ValueError: a DATABASE_URL's scheme
         return str(exc)
     return None
 
