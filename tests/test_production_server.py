@@ -66,6 +66,9 @@ def test_every_page_answers_with_debug_off(server: tuple[Gunicorn, TcpProxy]) ->
     assert statuses == dict.fromkeys(PAGES, 200)
     status, _ = get(gunicorn.url + "/")
     assert status == 301  # plain http is sent to https (SECURE_SSL_REDIRECT)
+    # ... but not the probes, which the kubelet sends over plain http to the pod.
+    assert get(gunicorn.url + "/healthz")[0] == 200
+    assert get(gunicorn.url + "/readyz")[0] == 200
     # The floor under tests/bench_load.py's figures: concurrency never makes an error.
     paths = [p for p in PAGES if not p.startswith("/static/")] + ["/healthz"]
     burst = run_burst(gunicorn.url, paths, requests=120, concurrency=10)
