@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-dev provision lint kubegap.pyz
+.PHONY: run test install install-dev provision lint kubegap.pyz bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,3 +51,8 @@ lint: install-dev
 # kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
 kubegap.pyz: install
 	$(BIN)/python -m incidents.audit.zipapp kubegap.pyz
+
+# The graph views at 1,000 and 10,000 cases (p50, p95, queries, SQL time); DATABASE_URL picks the
+# database (default: SQLite in memory). Prints figures, asserts nothing.
+bench-graph: install-dev
+	$(BIN)/python -m tests.bench_graph $(BENCH_ARGS)

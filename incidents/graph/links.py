@@ -6,7 +6,7 @@ views are computed from it in Python, and labels are read afterwards for the nod
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -23,13 +23,21 @@ class CaseLinks:
     """
 
     case_ids: list[int]
-    items: dict[int, set[NodeKey]] = field(default_factory=dict)
-    direct: dict[int, set[NodeKey]] = field(default_factory=dict)
+    items: defaultdict[int, set[NodeKey]] = field(default_factory=lambda: defaultdict(set))
+    direct: defaultdict[int, set[NodeKey]] = field(default_factory=lambda: defaultdict(set))
 
     def add(self, case_id: int, key: NodeKey, *, direct: bool = True) -> None:
-        self.items.setdefault(case_id, set()).add(key)
+        self.items[case_id].add(key)
         if direct:
-            self.direct.setdefault(case_id, set()).add(key)
+            self.direct[case_id].add(key)
+
+    def add_rows(self, rows: Iterable[tuple[int, NodeKey, bool]]) -> None:
+        """Many links at once: (case id, node, tagged directly?)."""
+        items, direct = self.items, self.direct
+        for case_id, key, tagged in rows:
+            items[case_id].add(key)
+            if tagged:
+                direct[case_id].add(key)
 
     def of(self, case_id: int) -> set[NodeKey]:
         return self.items.get(case_id, set())

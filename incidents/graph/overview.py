@@ -62,9 +62,21 @@ class OverviewTables:
     matrix_columns: list[NodeKey]  # root causes (top level, or as expanded)
     matrix: dict[tuple[NodeKey, NodeKey], int]
     lessons: list[tuple[NodeKey, int]]
-    bridges: list[tuple[NodeKey, int, float]]  # value, cases, betweenness
     counts: Counter[NodeKey]
     projection: nx.Graph
+    drawn: list[NodeKey]
+
+    def bridges(self, limit: int = 12) -> list[tuple[NodeKey, int, float]]:
+        """The drawn values shared by two cases or more, by how much they bridge (betweenness
+        on the backbone of the drawn nodes' projection), then by cases: (value, cases, score).
+        Computed when asked for: the page's table needs it, the JSON does not."""
+        scores = bridging(self.projection, self.drawn)
+        values = [k for k in self.drawn if k[0] in BY_FACET and self.counts[k] >= 2]
+        ranked = sorted(
+            ((k, self.counts[k], scores.get(k, 0.0)) for k in values),
+            key=lambda item: (-item[2], -item[1], item[0]),
+        )
+        return ranked[:limit]
 
 
 def visible_values(
@@ -217,20 +229,14 @@ def _tables(
         for r in rows
         for c in matrix_columns
     }
-    values = [k for k in drawn if k[0] in BY_FACET]
-    scores = bridging(projection.subgraph(drawn))
-    bridges = sorted(
-        ((k, counts[k], scores.get(k, 0.0)) for k in values if counts[k] >= 2),
-        key=lambda item: (-item[2], -item[1], item[0]),
-    )[:12]
     return OverviewTables(
         rows,
         matrix_columns,
         matrix,
         [(k, counts[k]) for k in lessons],
-        bridges,
         counts,
         projection,
+        drawn,
     )
 
 

@@ -34,22 +34,27 @@ def weighted_projection(
     return graph
 
 
-def backbone(graph: nx.Graph, *, per_node: int = 4) -> nx.Graph:
-    """Each node's `per_node` heaviest edges (ties broken by node order): the links that carry
-    most cases, on which bridging is measured."""
+def backbone(graph: nx.Graph, nodes: Collection[NodeKey], *, per_node: int = 4) -> nx.Graph:
+    """The projection among `nodes`, keeping each node's `per_node` heaviest edges (ties broken
+    by node order): the links that carry most cases, on which bridging is measured. A plain
+    graph (not a subgraph view), so that algorithms on it run at full speed."""
+    wanted = set(nodes)
     kept = nx.Graph()
-    kept.add_nodes_from(graph.nodes)
-    for node in graph.nodes:
-        heaviest = sorted(graph[node].items(), key=lambda item: (-item[1]["weight"], item[0]))
-        for other, data in heaviest[:per_node]:
-            kept.add_edge(node, other, weight=data["weight"], distance=1 / data["weight"])
+    kept.add_nodes_from(sorted(wanted))
+    for node in sorted(wanted):
+        heaviest = sorted(
+            ((other, data["weight"]) for other, data in graph.adj[node].items() if other in wanted),
+            key=lambda item: (-item[1], item[0]),
+        )
+        for other, weight in heaviest[:per_node]:
+            kept.add_edge(node, other, weight=weight)
     return kept
 
 
-def bridging(graph: nx.Graph) -> dict[NodeKey, float]:
-    """Betweenness of each node on the projection's backbone, where a heavier link is a shorter
-    one: how often a node lies on the strongest path between two others."""
-    if graph.number_of_nodes() < 3:
-        return dict.fromkeys(graph.nodes, 0.0)
-    scores = nx.betweenness_centrality(backbone(graph), weight="distance")
+def bridging(graph: nx.Graph, nodes: Collection[NodeKey]) -> dict[NodeKey, float]:
+    """Betweenness of each of `nodes` on the projection's backbone among them: how often a node
+    lies on the shortest paths, along the links that carry most cases, between two others."""
+    if len(nodes) < 3:
+        return dict.fromkeys(nodes, 0.0)
+    scores = nx.betweenness_centrality(backbone(graph, nodes))
     return {node: round(score, 4) for node, score in scores.items()}

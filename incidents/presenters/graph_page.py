@@ -251,7 +251,7 @@ def overview_tables(view: GraphView, links: Links) -> dict[str, Any]:
         "matrix_columns": columns,
         "matrix_rows": rows,
         "lessons": [links.node(k, n) for k, n in tables.lessons],
-        "bridges": [(links.node(k, n), score) for k, n, score in tables.bridges],
+        "bridges": [(links.node(k, n), score) for k, n, score in tables.bridges()],
     }
 
 

@@ -23,6 +23,8 @@ from incidents.models import Case, CaseFacetLink, CaseLesson, CaseRemediation, L
 from incidents.selectors.cases import CaseQuery, Params, case_queryset
 from incidents.selectors.vocabulary import Vocabulary
 
+# SQLite takes 32,766 parameters in a query, PostgreSQL 65,535: a list of case ids up to this.
+MAX_ID_PARAMETERS = 20_000
 # How many of a focus's cases its table names (the rest are counted).
 LISTED_CASES = 30
 SHARED_MODELS: dict[str, type[Remediation] | type[Lesson]] = {
@@ -80,20 +82,29 @@ def read_links(query: CaseQuery, *, also: int | None = None) -> CaseLinks:
     case_ids = list(query.queryset.values_list("id", flat=True))
     if also is not None and also not in case_ids:
         case_ids.append(also)
-    selected = Q(case_id__in=query.queryset.order_by().values("id"))
-    if also is not None:
-        selected |= Q(case_id=also)
+    # The filters as a subquery of each read (cheap joins); a text search, dear to run again,
+    # is read once and its ids passed on (up to the parameters both databases take in a query).
+    searched = bool(query.filterset.cleaned_data.get("q"))
+    if searched and len(case_ids) <= MAX_ID_PARAMETERS:
+        selected = Q(case_id__in=case_ids)
+    else:
+        selected = Q(case_id__in=query.queryset.order_by().values("id"))
+        if also is not None:
+            selected |= Q(case_id=also)
     vocabulary = query.vocabulary
-    failure_ids = [v.id for v in vocabulary.values.values() if v.facet in VALUE_KINDS]
+    # Every link is read and organisations are dropped here: cheaper than a list of value ids
+    # in the query (one link in five or so is an organisation's).
+    facet_of = {v.id: v.facet for v in vocabulary.values.values() if v.facet in VALUE_KINDS}
     links = CaseLinks(case_ids)
-    rows = CaseFacetLink.objects.filter(selected, value_id__in=failure_ids).values_list(
-        "case_id", "value_id", "direct"
+    rows = CaseFacetLink.objects.filter(selected).values_list("case_id", "value_id", "direct")
+    links.add_rows(
+        (case_id, (facet_of[value_id], value_id), direct)
+        for case_id, value_id, direct in rows
+        if value_id in facet_of
     )
-    for case_id, value_id, direct in rows:
-        links.add(case_id, (vocabulary.values[value_id].facet, value_id), direct=direct)
     for kind, model in LINK_MODELS.items():
-        for case_id, item_id in model.objects.filter(selected).values_list("case_id", "item_id"):
-            links.add(case_id, (kind, item_id))
+        item_rows = model.objects.filter(selected).values_list("case_id", "item_id")
+        links.add_rows((case_id, (kind, item_id), True) for case_id, item_id in item_rows)
     return links
 
 
