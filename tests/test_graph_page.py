@@ -221,24 +221,35 @@ def test_the_library_page_loads_its_graph_panel_lazily(client: Client, small_lib
     assert 'href="/graph/?organisation=meta"' in panel
 
 
+# vocabulary, case ids, facet links, remediation links, lesson links, up to two lookups (focus,
+# from), labels of listed cases, remediations and lessons; the page adds one count per facet.
+PAGE_QUERIES = 10 + 5
+
+
 @pytest.mark.parametrize(
-    "url",
+    ("url", "most"),
     [
-        "/graph/",
-        "/graph/data.json",
-        "/graph/panel/",
-        "/graph/?expand=root_cause:hardware-fault&q=faults",
-        "/graph/?focus=symptom:nccl-timeout&from=case:leaky-loader",
-        "/graph/?focus=case:leaky-loader",
-        "/graph/?focus=remediation:restart-from-last-checkpoint",
-        "/graph/data.json?focus=lesson:weight-failures-by-gpu-time",
+        ("/graph/", PAGE_QUERIES),
+        ("/graph/data.json", 10),
+        ("/graph/panel/", 10),
+        ("/graph/?expand=root_cause:hardware-fault&q=faults", PAGE_QUERIES),
+        ("/graph/?focus=symptom:nccl-timeout&from=case:leaky-loader", PAGE_QUERIES),
+        ("/graph/?focus=case:leaky-loader", PAGE_QUERIES),
+        ("/graph/?focus=remediation:restart-from-last-checkpoint", PAGE_QUERIES),
+        ("/graph/data.json?focus=lesson:weight-failures-by-gpu-time", 10),
     ],
 )
 def test_graph_query_count_is_pinned_whatever_the_number_of_cases(
-    client: Client, small_library: None, url: str
+    client: Client, small_library: None, url: str, most: int
 ) -> None:
     add_cases(60)
-    # vocabulary, case ids, facet links, remediation links, lesson links, up to two lookups
-    # (focus, from), and labels of listed cases, remediations and lessons.
-    with assert_max_queries(10):
+    with assert_max_queries(most):
         assert client.get(url).status_code == 200
+
+
+def test_the_page_offers_the_librarys_facet_controls(client: Client, small_library: None) -> None:
+    page = _html(client, "/graph/?focus=symptom:nccl-timeout")
+    # Each toggles a filter, counts what it would give, and keeps the focus.
+    link = re.search(r'id="f-organisation-meta" href="([^"]+)"[^>]*>(.*?)</a>', page, re.S)
+    assert link and link.group(1) == "?organisation=meta&focus=symptom%3Anccl-timeout"
+    assert re.search(r'<span class="count">2</span>', link.group(2))

@@ -26,6 +26,7 @@ from incidents.graph.kinds import (
     short_label,
 )
 from incidents.graph.overview import DEFAULT_KINDS, SHOWABLE_KINDS
+from incidents.presenters.library_page import facet_trees
 from incidents.presenters.query_state import Chip, QueryState, value_link
 from incidents.selectors.graph import LISTED_CASES, GraphView
 
@@ -336,6 +337,8 @@ def context(view: GraphView, params: Mapping[str, Any], *, panel: bool = False) 
         "list_url": (focus_link.page_url if focus_link and focus_link.kind in BY_FACET else "")
         or dataclasses.replace(links.filters, path=reverse("incidents:case-list")).href(),
         "kind_toggles": kind_toggles(view),
+        "trees": facet_trees(state, view.facets),
+        "applied_count": len(state.selected),
         "listed_cases": listed_cases(view, links),
         "more_cases": max(0, len(focus_cases) - LISTED_CASES),
         "focus_case_count": len(focus_cases),

@@ -21,6 +21,7 @@ from incidents.graph.overview import DEFAULT_BUDGET, DEFAULT_KINDS, OverviewTabl
 from incidents.graph.picture import Picture
 from incidents.models import Case, CaseFacetLink, CaseLesson, CaseRemediation, Lesson, Remediation
 from incidents.selectors.cases import CaseQuery, Params, case_queryset
+from incidents.selectors.facet_counts import FacetGroup, facet_groups
 from incidents.selectors.vocabulary import Vocabulary
 
 # SQLite takes 32,766 parameters in a query, PostgreSQL 65,535: a list of case ids up to this.
@@ -63,6 +64,7 @@ class GraphView:
     option_errors: dict[str, list[str]] = field(default_factory=dict)
     leave_out: NodeKey | None = None
     expanded: list[NodeKey] = field(default_factory=list)
+    facets: list[FacetGroup] = field(default_factory=list)  # "what if" counts, when asked for
 
     @property
     def errors(self) -> dict[str, list[str]]:
@@ -96,14 +98,19 @@ def read_links(query: CaseQuery, *, also: int | None = None) -> CaseLinks:
     # in the query (one link in five or so is an organisation's).
     facet_of = {v.id: v.facet for v in vocabulary.values.values() if v.facet in VALUE_KINDS}
     links = CaseLinks(case_ids)
-    rows = CaseFacetLink.objects.filter(selected).values_list("case_id", "value_id", "direct")
+    rows = (
+        CaseFacetLink.objects.filter(selected)
+        .order_by()
+        .values_list("case_id", "value_id", "direct")
+    )
     links.add_rows(
         (case_id, (facet_of[value_id], value_id), direct)
         for case_id, value_id, direct in rows
         if value_id in facet_of
     )
     for kind, model in LINK_MODELS.items():
-        item_rows = model.objects.filter(selected).values_list("case_id", "item_id")
+        # No order: the links' default one joins the cases table to sort by the case's date.
+        item_rows = model.objects.filter(selected).order_by().values_list("case_id", "item_id")
         links.add_rows((case_id, (kind, item_id), True) for case_id, item_id in item_rows)
     return links
 
@@ -133,9 +140,12 @@ def _resolve(
     return (ref.kind, found)
 
 
-def graph_view(*, params: Params, options: GraphOptions | None = None) -> GraphView:
+def graph_view(
+    *, params: Params, options: GraphOptions | None = None, with_facets: bool = False
+) -> GraphView:
     """The overview of the filtered cases, or the focus the options name (the overview, with an
-    error, when that node does not exist)."""
+    error, when that node does not exist); `with_facets` adds the library's "what if" counts
+    of every facet value (one query per facet), for the page's filter controls."""
     options = options or GraphOptions()
     query = case_queryset(params=params)
     vocabulary = query.vocabulary
@@ -180,6 +190,8 @@ def graph_view(*, params: Params, options: GraphOptions | None = None) -> GraphV
     else:
         view.picture = focus_views.shared_focus(links, focus, leave_out=skip)
         view.focus_case_ids = focus_views.focus_cases(links, focus, leave_out=skip)
+    if with_facets:
+        view.facets = facet_groups(query.filterset)
     read_labels(
         view,
         [

@@ -44,9 +44,11 @@ def parse_options(
     return options, errors
 
 
-def _view(request: HttpRequest, *, budget: int | None = None) -> GraphView:
+def _view(
+    request: HttpRequest, *, budget: int | None = None, with_facets: bool = False
+) -> GraphView:
     options, errors = parse_options(request, budget=budget)
-    view = graph_view(params=request.GET, options=options)
+    view = graph_view(params=request.GET, options=options, with_facets=with_facets)
     for name, problems in errors.items():
         view.option_errors.setdefault(name, []).extend(problems)
     return view
@@ -54,7 +56,7 @@ def _view(request: HttpRequest, *, budget: int | None = None) -> GraphView:
 
 def graph_page(request: HttpRequest) -> HttpResponse:
     """The drawing (SVG, no JavaScript needed) and the tables that carry the same content."""
-    view = _view(request)
+    view = _view(request, with_facets=True)
     # As on the library page, what could not be used is named on the page, the rest applies.
     return render(request, "incidents/graph.html", presenter.context(view, request.GET))
 
