@@ -88,11 +88,12 @@ def shared_focus(links: CaseLinks, key: NodeKey, *, leave_out: int | None = None
     cases = focus_cases(links, key, leave_out=leave_out)
     counts = links.counts(cases, direct=True)
     case_counts: Counter[NodeKey] = Counter({(CASE, c): 1 for c in cases})
-    left = [
-        _column("Causes", CAUSES, counts),
+    # Causes on one side and symptoms on the other, both next to it, so both are linked.
+    left = [_column("Causes", CAUSES, counts)]
+    right = [
         _column(NODE_PLURALS[SYMPTOM], (SYMPTOM,), counts),
+        _column("Cases that used it", (CASE,), case_counts),
     ]
-    right = [_column("Cases that used it", (CASE,), case_counts)]
     return _picture(key, len(cases), left, right)
 
 
