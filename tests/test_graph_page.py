@@ -253,3 +253,10 @@ def test_the_page_offers_the_librarys_facet_controls(client: Client, small_libra
     link = re.search(r'id="f-organisation-meta" href="([^"]+)"[^>]*>(.*?)</a>', page, re.S)
     assert link and link.group(1) == "?organisation=meta&focus=symptom%3Anccl-timeout"
     assert re.search(r'<span class="count">2</span>', link.group(2))
+
+
+def test_no_case_is_said_not_drawn(client: Client, small_library: None) -> None:
+    page = _html(client, "/graph/?q=zzzqqq")
+    assert "No case matches these filters, so there is nothing to draw." in page
+    assert "<svg" not in page
+    assert client.get("/graph/data.json?q=zzzqqq").json()["nodes"] == []

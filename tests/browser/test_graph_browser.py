@@ -192,3 +192,19 @@ def test_the_graph_works_without_javascript(
     assert assert_readable(page, "#graph-svg", most_nodes=60) >= 5
     page.locator('#graph-svg a.node[data-id="remediation:restart-from-last-checkpoint"]').click()
     expect(page.locator("h1")).to_have_text("What this remediation was used against")
+
+
+def test_the_draw_form_adds_contributing_factors_and_keeps_the_filters(
+    page: Page, live_server: object, seeded_library: None
+) -> None:
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(_url(live_server, "/graph/?symptom=nccl-timeout"))
+    expect(page.locator("#graph-svg a.node-contributing_factor")).to_have_count(0)
+    page.get_by_role("checkbox", name="Contributing factors").check()
+    page.get_by_role("button", name="Apply").click()
+    expect(page).to_have_url(re.compile(r"symptom=nccl-timeout.*show=contributing_factor"))
+    expect(page.locator("#graph-svg .column-title").first).to_have_text(
+        "Root causes and contributing factors"
+    )
+    assert page.locator("#graph-svg a.node-contributing_factor").count() >= 1
+    assert_readable(page, "#graph-svg", most_nodes=60)
