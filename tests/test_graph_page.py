@@ -196,6 +196,8 @@ def test_bad_options_are_named_and_the_rest_applies(client: Client, small_librar
     assert "not of the form kind:slug" in errors["focus"][0]
     assert "not a kind the graph draws" in errors["show"][0]
     assert "zzz" in errors["component"][0]
+    cases = client.get("/graph/data.json?expand=case:leaky-loader").json()["errors"]
+    assert "only a cause, component, symptom or contributing factor expands" in cases["expand"][0]
     missing = client.get("/graph/data.json?focus=remediation:no-such-thing")
     assert "There is no remediation 'no-such-thing'" in missing.json()["errors"]["focus"][0]
     page = _html(client, "/graph/?focus=symptom:no-such-symptom")

@@ -65,9 +65,14 @@ class ValueTree:
     """The facet values' tree (parent of each value id), for top-level nodes and expansion."""
 
     parent: Mapping[int, int | None]
+    _children: dict[int | None, list[int]] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        for value_id in sorted(self.parent):
+            self._children.setdefault(self.parent[value_id], []).append(value_id)
 
     def children(self, value_id: int) -> list[int]:
-        return sorted(v for v, p in self.parent.items() if p == value_id)
+        return self._children.get(value_id, [])
 
     def is_root(self, value_id: int) -> bool:
         return self.parent.get(value_id) is None

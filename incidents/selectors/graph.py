@@ -157,11 +157,14 @@ def graph_view(
             errors.setdefault("from", []).append("from must name a case (case:<slug>).")
         else:
             leave_out = _resolve(options.leave_out, vocabulary, errors, "from")
-    expanded = [
-        key
-        for ref in options.expand
-        if (key := _resolve(ref, vocabulary, errors, "expand")) is not None
-    ]
+    expanded = []
+    for ref in options.expand:
+        if ref.kind not in VALUE_KINDS:
+            errors.setdefault("expand", []).append(
+                f"{ref.id}: only a cause, component, symptom or contributing factor expands."
+            )
+        elif (key := _resolve(ref, vocabulary, errors, "expand")) is not None:
+            expanded.append(key)
     links = read_links(query, also=focus[1] if focus and focus[0] == CASE else None)
     tree = value_tree(vocabulary)
     view = GraphView(query, options, Picture([], [], 0), None, option_errors=errors)
