@@ -29,6 +29,7 @@ from incidents.services.library_entries import (
     VocabularyEntry,
 )
 from incidents.services.library_files import read_library
+from incidents.services.library_version import bump
 from incidents.text import spelling_key
 
 # The three shared kinds share one shape; typed loosely so one loop can serve them all.
@@ -88,6 +89,8 @@ def _apply(data: LibraryData) -> LoadReport:
     for entry in data.cases:
         report.note("cases", apply_case(entry, values, shared))
     refresh_implied_links()
+    if report.changed:
+        bump()  # bulk writes above send no signals
     return report
 
 
