@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run serve test install install-dev provision lint kubegap.pyz bench-kubegap
+.PHONY: run serve test install install-dev provision lint kubegap.pyz bench-kubegap bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,3 +65,8 @@ kubegap.pyz: install
 BENCH_ARGS ?=
 bench-kubegap: install
 	$(BIN)/python tests/audit/bench_scale.py $(BENCH_ARGS)
+
+# The graph views at 1,000 and 10,000 cases (p50, p95, queries, SQL time); DATABASE_URL picks the
+# database (default: SQLite in memory). Prints figures, asserts nothing.
+bench-graph: install-dev
+	$(BIN)/python -m tests.bench_graph $(BENCH_ARGS)
