@@ -1,0 +1,40 @@
+"""The field lists that the loader, the case-file keys and the API share name every stored field
+of costs and breakdowns: a field added to a model and not to its list would be neither loaded
+from the case files nor shown by the API."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from incidents.models import Breakdown, BreakdownRow, CostFigure
+from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
+from incidents.models.costs import COST_FIELDS
+from incidents.services.breakdown_fields import BREAKDOWN_KEYS, ROW_KEYS
+from incidents.services.cost_fields import COST_KEYS
+from incidents.services.field_lists import case_file_keys
+
+
+def _stored_fields(model: type[models.Model], owner: str) -> set[str]:
+    """The columns a source states: not the id, the owner, the position or a many-to-many."""
+    return {
+        f.name
+        for f in model._meta.get_fields()
+        if f.concrete and not f.many_to_many and f.name not in {"id", owner, "position"}
+    }
+
+
+def test_the_field_lists_name_every_stored_field_once() -> None:
+    for fields, model, owner in (
+        (COST_FIELDS, CostFigure, "case"),
+        (BREAKDOWN_FIELDS, Breakdown, "case"),
+        (ROW_FIELDS, BreakdownRow, "breakdown"),
+    ):
+        assert len(set(fields)) == len(fields)
+        assert set(fields) == _stored_fields(model, owner), model.__name__
+
+
+def test_case_files_cite_the_source_as_source() -> None:
+    assert case_file_keys(["locator", "source_url"], "rows") == {"locator", "source", "rows"}
+    assert "source" in COST_KEYS and "source_url" not in COST_KEYS
+    assert {"source", "rows"} <= BREAKDOWN_KEYS and "source_url" not in BREAKDOWN_KEYS
+    assert "maps_to" in ROW_KEYS
