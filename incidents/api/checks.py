@@ -29,16 +29,10 @@ CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
 
 
 def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
+    """A check as CHECK_FIELDS describes it: its own attributes, its references and cited cases."""
     check = entry.check
-    return {
-        "id": check.id,
-        "title": check.title,
-        "severity": check.severity,
-        "category": check.category,
-        "confidence": check.confidence,
+    listed = {
         "reads": list(check.reads),
-        "why": check.why,
-        "remediation": check.remediation,
         "references": [{"url": r.url, "title": r.title} for r in check.references],
         "cases": [
             {
@@ -53,6 +47,7 @@ def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
             for case in entry.cases
         ],
     }
+    return {name: listed[name] if name in listed else getattr(check, name) for name in CHECK_FIELDS}
 
 
 class CheckListView(APIView):
