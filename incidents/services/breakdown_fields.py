@@ -16,7 +16,7 @@ from incidents.facets import FACETS
 from incidents.models import SHARE_COST_UNITS, Bound, CostUnit, CountUnit
 from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
 from incidents.services.cost_fields import flag, optional_choice, share, status_and_note
-from incidents.services.field_lists import case_file_keys, list_items
+from incidents.services.field_lists import ListOf, case_file_keys
 from incidents.services.library_entries import BreakdownEntry, BreakdownRowEntry
 
 if TYPE_CHECKING:
@@ -26,21 +26,19 @@ if TYPE_CHECKING:
 SHARE_TOLERANCE = 0.5  # percentage points
 BREAKDOWN_KEYS = case_file_keys(BREAKDOWN_FIELDS, "rows")
 ROW_KEYS = case_file_keys(ROW_FIELDS, "maps_to")
+BREAKDOWNS = ListOf(
+    "breakdowns",
+    BREAKDOWN_KEYS,
+    "tables (slug, title, source, locator, rows)",
+    "slug, title, source, locator and rows",
+)
 MAPS_TO_KEYS = {spec.fixture_key: spec.facet for spec in FACETS}
 
 
 def read_breakdowns(c: FieldReader, value: Any, source_urls: set[str]) -> list[BreakdownEntry]:
     """The case's `breakdowns:` list; every problem names its table, row and field."""
     tables: list[BreakdownEntry] = []
-    items = list_items(
-        c,
-        value,
-        "breakdowns",
-        BREAKDOWN_KEYS,
-        list_problem="must be a list of tables (slug, title, source, locator, rows)",
-        item_problem="must be a mapping with slug, title, source, locator and rows",
-    )
-    for where, item in items:
+    for where, item in BREAKDOWNS.items(c, value):
         table = _table(c, item, where, source_urls)
         if table is None:
             continue

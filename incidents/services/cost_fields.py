@@ -13,13 +13,19 @@ from typing import TYPE_CHECKING, Any
 
 from incidents.models import Bound, Confirmation, CostKind
 from incidents.models.costs import COST_FIELDS
-from incidents.services.field_lists import case_file_keys, list_items
+from incidents.services.field_lists import ListOf, case_file_keys
 from incidents.services.library_entries import CostEntry
 
 if TYPE_CHECKING:
     from incidents.services.case_fields import FieldReader
 
 COST_KEYS = case_file_keys(COST_FIELDS)
+COSTS = ListOf(
+    "costs",
+    COST_KEYS,
+    "{kind, value, source, locator, ...} entries",
+    "kind, value, source and locator",
+)
 LEGACY_COST_KEY = "cost"
 LEGACY_COST_MESSAGE = (
     "the `cost:` mapping was replaced by a `costs:` list of typed figures (kind, value, source, "
@@ -80,15 +86,7 @@ def read_costs(c: FieldReader, raw: dict[str, Any], source_urls: set[str]) -> li
     if LEGACY_COST_KEY in raw:
         c.add(LEGACY_COST_KEY, LEGACY_COST_MESSAGE)
     costs: list[CostEntry] = []
-    items = list_items(
-        c,
-        raw.get("costs"),
-        "costs",
-        COST_KEYS,
-        list_problem="must be a list of {kind, value, source, locator, ...} entries",
-        item_problem="must be a mapping with kind, value, source and locator",
-    )
-    for where, item in items:
+    for where, item in COSTS.items(c, raw.get("costs")):
         entry = _cost(c, item, where, source_urls)
         if entry is not None:
             costs.append(entry)

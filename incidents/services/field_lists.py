@@ -9,39 +9,41 @@ file allows are the model's own field names, except that a figure cites its sour
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from incidents.services.case_fields import FieldReader
 
 
-def case_file_keys(fields: Iterable[str], *extra: str) -> set[str]:
+def case_file_keys(fields: Iterable[str], *extra: str) -> frozenset[str]:
     """The keys of an entry whose stored fields are `fields`: `source_url` is written `source`;
     `extra` adds the keys that are not fields (say, a table's `rows`)."""
-    return {"source" if name == "source_url" else name for name in fields} | set(extra)
+    return frozenset({"source" if name == "source_url" else name for name in fields} | set(extra))
 
 
-def list_items(
-    c: FieldReader,
-    value: Any,
-    key: str,
-    allowed: Iterable[str],
-    *,
-    list_problem: str,
-    item_problem: str,
-) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each mapping of the list field `key` with where it stands (`costs[2]`), its unknown keys
-    reported; absent gives none, a non-list gives `list_problem` and a non-mapping item
-    `item_problem` (that item is skipped)."""
-    if value is None:
-        return
-    if not isinstance(value, list):
-        c.add(key, list_problem)
-        return
-    for index, item in enumerate(value):
-        where = f"{key}[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, item_problem)
-            continue
-        c.unknown_keys(item, allowed, prefix=f"{where}.")
-        yield where, item
+@dataclass(frozen=True)
+class ListOf:
+    """A case file's list of mappings: its key, the keys an item may have, and, for the
+    messages, what the list holds and the keys an item needs."""
+
+    key: str
+    allowed: frozenset[str]
+    holds: str  # "tables (slug, title, source, locator, rows)"
+    needs: str  # "slug, title, source, locator and rows"
+
+    def items(self, c: FieldReader, value: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each mapping with where it stands (`costs[2]`), its unknown keys reported; absent
+        gives none, and a non-list or a non-mapping item a problem (that item is skipped)."""
+        if value is None:
+            return
+        if not isinstance(value, list):
+            c.add(self.key, f"must be a list of {self.holds}")
+            return
+        for index, item in enumerate(value):
+            where = f"{self.key}[{index}]"
+            if not isinstance(item, dict):
+                c.add(where, f"must be a mapping with {self.needs}")
+                continue
+            c.unknown_keys(item, self.allowed, prefix=f"{where}.")
+            yield where, item
