@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 
 from incidents.selectors.checks import CatalogCheck, catalog, get_check
 
+# The JSON of a check; `inline_serializer` takes its fields out of the dict it is given, so each
+# schema gets a copy.
 CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
     "id": serializers.CharField(),
     "title": serializers.CharField(),
@@ -53,7 +55,7 @@ def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
 class CheckListView(APIView):
     """Every kubegap check with the cases it cites."""
 
-    @extend_schema(responses={200: inline_serializer("CheckList", fields=CHECK_FIELDS, many=True)})
+    @extend_schema(responses={200: inline_serializer("CheckList", fields=dict(CHECK_FIELDS), many=True)})
     def get(self, request: Request) -> Response:
         return Response([_check_data(entry, request) for entry in catalog()])
 
@@ -63,7 +65,7 @@ class CheckDetailView(APIView):
 
     @extend_schema(
         responses={
-            200: inline_serializer("Check", fields=CHECK_FIELDS),
+            200: inline_serializer("Check", fields=dict(CHECK_FIELDS)),
             404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
         }
     )
