@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 
 from incidents.selectors.checks import CatalogCheck, catalog, get_check
 
+# The JSON of a check; `inline_serializer` takes its fields out of the dict it is given, so each
+# schema gets a copy.
 CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
     "id": serializers.CharField(),
     "title": serializers.CharField(),
@@ -29,16 +31,10 @@ CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
 
 
 def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
+    """A check as CHECK_FIELDS describes it: its own attributes, its references and cited cases."""
     check = entry.check
-    return {
-        "id": check.id,
-        "title": check.title,
-        "severity": check.severity,
-        "category": check.category,
-        "confidence": check.confidence,
+    listed = {
         "reads": list(check.reads),
-        "why": check.why,
-        "remediation": check.remediation,
         "references": [{"url": r.url, "title": r.title} for r in check.references],
         "cases": [
             {
@@ -53,12 +49,13 @@ def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
             for case in entry.cases
         ],
     }
+    return {name: listed[name] if name in listed else getattr(check, name) for name in CHECK_FIELDS}
 
 
 class CheckListView(APIView):
     """Every kubegap check with the cases it cites."""
 
-    @extend_schema(responses={200: inline_serializer("CheckList", fields=CHECK_FIELDS, many=True)})
+    @extend_schema(responses={200: inline_serializer("CheckList", fields=dict(CHECK_FIELDS), many=True)})
     def get(self, request: Request) -> Response:
         return Response([_check_data(entry, request) for entry in catalog()])
 
@@ -68,7 +65,7 @@ class CheckDetailView(APIView):
 
     @extend_schema(
         responses={
-            200: inline_serializer("Check", fields=CHECK_FIELDS),
+            200: inline_serializer("Check", fields=dict(CHECK_FIELDS)),
             404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
         }
     )
