@@ -2,14 +2,16 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from incidents.api import breakdowns, checks, views
+from incidents.api import breakdowns, checks, root, views
 
 app_name = "api"
 
-router = DefaultRouter()
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
 router.register("cases", views.CaseViewSet, basename="case")
 
 urlpatterns = [
+    path("", root.ApiRootView.as_view(), name="root"),
     path("facets/", views.FacetCountsView.as_view(), name="facets"),
     path("breakdowns/", breakdowns.BreakdownListView.as_view(), name="breakdown-list"),
     path("checks/", checks.CheckListView.as_view(), name="check-list"),

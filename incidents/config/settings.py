@@ -142,7 +142,7 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "incidents.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
 }
 SPECTACULAR_SETTINGS = {

@@ -12,6 +12,7 @@ from incidents import graph as g
 from incidents.facets import FAILURE_FACETS
 from incidents.presenters.query_state import QueryState, value_link
 from incidents.selectors.graph import GraphResult
+from incidents.selectors.parameters import filter_problems, messages
 
 DEFAULT_MIN_CASES = 1
 
@@ -48,7 +49,7 @@ def context(
     return {
         "result": result,
         "state": state,
-        "errors": result.errors,
+        "errors": messages(filter_problems(params, result.errors, result.query.vocabulary)),
         "min_cases_error": min_cases_error,
         "min_cases": min_cases,
         "data_url": data_url(state, min_cases),

@@ -8,6 +8,7 @@ from django.shortcuts import render
 from incidents import graph as g
 from incidents.presenters import graph_page as presenter
 from incidents.selectors.graph import case_graph
+from incidents.selectors.parameters import filter_problems
 
 
 def _min_cases(request: HttpRequest) -> tuple[int, str | None]:
@@ -33,7 +34,7 @@ def graph_data(request: HttpRequest) -> JsonResponse:
     """Cytoscape.js elements for the current filters."""
     min_cases, error = _min_cases(request)
     result = case_graph(params=request.GET, min_cases=min_cases)
-    errors = dict(result.errors)
+    errors = filter_problems(request.GET, result.errors, result.query.vocabulary)
     if error:
         errors["min_cases"] = [error]
     if errors:
