@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from incidents.views import browse, cases, checks, cost, graph, library, submit
+from incidents.views import browse, cases, checks, cost, feeds, graph, library, submit
 
 app_name = "incidents"
 register_converter(browse.FacetPathConverter, "facetpath")
@@ -12,6 +12,7 @@ urlpatterns = [
     path("graph/", graph.graph_page, name="graph"),
     path("graph/data.json", graph.graph_data, name="graph-data"),
     path("cost/", cost.cost, name="cost"),
+    path("feeds/cases.atom", feeds.CaseFeed(), name="case-feed"),
     path("submit/", submit.submit, name="submit"),
     path("submit/added/<slug:slug>/", submit.submit_done, name="submit-done"),
     path("browse/", browse.browse_index, name="browse"),

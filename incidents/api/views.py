@@ -15,7 +15,7 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
-from rest_framework import serializers, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,6 +28,7 @@ from incidents.api.serializers import (
     CaseSummarySerializer,
     FacetGroupSerializer,
 )
+from incidents.api.writes import CaseWrites
 from incidents.facets import FACETS
 from incidents.filtersets import ORDERINGS, YEARS
 from incidents.models import Case, CaseKind, Setting
@@ -94,11 +95,15 @@ def filtered_cases(request: Request) -> CaseQuery:
     return found
 
 
-class CaseViewSet(LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
+class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
     """Cases, newest first; filter by facet (slugs, repeatable; OR within a facet, AND across),
-    not_<facet>, q, kind, setting and years, as on the pages."""
+    not_<facet>, q, kind, setting and years, as on the pages. POST adds a case and PUT replaces
+    one, with a token and the permission (incidents.api.writes)."""
 
     lookup_field = "slug"
+    http_method_names = ["get", "post", "put", "head", "options"]
+    # Anyone reads; writing needs incidents.add_case (POST) or incidents.change_case (PUT).
+    permission_classes = [permissions.DjangoModelPermissionsOrAnonReadOnly]
 
     def get_known_parameters(self) -> tuple[str, ...]:
         return (*FILTER_PARAMS, *PAGE_PARAMS) if self.action == "list" else ()

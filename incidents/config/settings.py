@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "incidents",
@@ -141,6 +142,12 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Token first: a request without credentials is told how to authenticate (401 with
+    # WWW-Authenticate: Token), not refused as if logging in could not help (403).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "incidents.api.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
