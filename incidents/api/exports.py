@@ -19,7 +19,7 @@ from django.db.models import Prefetch, QuerySet
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -142,7 +142,16 @@ class CaseExportView(LibraryRead):
     content_negotiation_class = _Whatever
 
     @extend_schema(
-        parameters=FILTER_PARAMETERS,
+        parameters=[
+            OpenApiParameter(
+                "export_format",
+                str,
+                OpenApiParameter.PATH,
+                enum=list(FORMATS),
+                description="csv (a spreadsheet opens it), json (one array) or ndjson (a case a line)",
+            ),
+            *FILTER_PARAMETERS,
+        ],
         responses={
             (200, "text/csv"): OpenApiTypes.STR,
             (200, "application/json"): OpenApiTypes.ANY,

@@ -55,7 +55,11 @@ BAD_PARAMETERS = OpenApiResponse(
 NOT_MODIFIED = OpenApiResponse(description="Not modified since the ETag or date given")
 YEAR = {"type": "integer", "minimum": YEARS[0], "maximum": YEARS[1]}
 FILTER_PARAMETERS = [
-    OpenApiParameter("q", str, description="Text to search for (best match first)"),
+    OpenApiParameter(
+        "q",
+        {"type": "string", "pattern": "^[^\\x00]*$"},  # type: ignore[arg-type]
+        description="Text to search for (best match first); no NUL characters",
+    ),
     *(
         OpenApiParameter(name, str, many=True, description=f"{label} slug; repeatable")
         for spec in FACETS

@@ -4,6 +4,8 @@ DATABASE_URL   default: an SQLite file in the project (zero setup); postgres://.
 SECRET_KEY     required unless DEBUG is on
 DEBUG          "1"/"true" to enable; off by default
 ALLOWED_HOSTS  comma-separated; defaults to localhost names when DEBUG is on
+API_RATE_ANON  requests per client address to the API, e.g. "120/minute" (default); "off"
+API_RATE_USER  requests per token user to the API, e.g. "1200/minute" (default); "off"
 """
 
 from __future__ import annotations
@@ -150,6 +152,14 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "incidents.api.pagination.PageNumberPagination",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "incidents.api.throttles.AnonThrottle",
+        "incidents.api.throttles.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_RATE_ANON", "120/minute"),
+        "user": os.environ.get("API_RATE_USER", "1200/minute"),
+    },
     "PAGE_SIZE": 20,
 }
 SPECTACULAR_SETTINGS = {
@@ -157,6 +167,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Public AI-infrastructure failure cases, filterable by the library's facets.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "incidents.api.schema.add_common_responses",
+        "incidents.api.schema.add_vocabulary_enums",
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
