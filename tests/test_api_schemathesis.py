@@ -16,7 +16,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 10
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
