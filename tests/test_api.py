@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
+from django.core.management import call_command
 from django.test import Client
 
 from incidents.facets import FACETS
@@ -175,6 +179,22 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
     for row in response.json().get("results", []):
         if "facets" in row:
             assert any(row["facets"].values()), row["slug"]  # every case is tagged
+
+
+def test_the_schema_validates_without_a_warning(small_library: None, tmp_path: Path) -> None:
+    target = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(target))
+    schema = yaml.safe_load(target.read_text())
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            codes = set(operation["responses"])
+            assert {"401", "429"} <= codes, (method, path)
+            if method == "get":
+                assert {"200", "304"} <= codes, (method, path)
+    symptom = next(
+        p for p in schema["paths"]["/api/cases/"]["get"]["parameters"] if p["name"] == "symptom"
+    )
+    assert "nccl-timeout" in symptom["schema"]["items"]["enum"]  # the live vocabulary
 
 
 def test_api_docs_are_served_from_this_origin(client: Client) -> None:
