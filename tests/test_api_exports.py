@@ -11,8 +11,8 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.test import Client
 
-from incidents.api.exports import CHUNK
 from incidents.models import Case
+from incidents.selectors.export_rows import CHUNK
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries
 

@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -28,12 +27,11 @@ from rest_framework.request import Request
 from incidents.api.reads import LibraryRead
 from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED, filtered_cases
 from incidents.facets import FACETS
-from incidents.models import Case, Source
-from incidents.selectors.cases import values_by_facet, with_facet_values
+from incidents.models import Case
+from incidents.selectors.cases import values_by_facet
+from incidents.selectors.export_rows import case_sources, export_cases
 from incidents.selectors.parameters import FILTER_PARAMS
-from incidents.selectors.prefetch import prefetched
 
-CHUNK = 500
 CSV_FIELDS = [
     "slug",
     "title",
@@ -64,18 +62,10 @@ class _Whatever(BaseContentNegotiation):
         return next(iter(parsers), None)
 
 
-def _sources_prefetch() -> Prefetch[Any]:
-    return Prefetch("sources", queryset=Source.objects.order_by("position"), to_attr="source_list")
-
-
-def _cases(queryset: QuerySet[Case]) -> Iterator[Case]:
-    return with_facet_values(queryset).prefetch_related(_sources_prefetch()).iterator(CHUNK)
-
-
 def _record(case: Case, base: str) -> dict[str, Any]:
     """A case as an export row: its own fields, facet values (slugs) and links."""
     grouped = values_by_facet(case)
-    sources = prefetched(case, "source_list")
+    sources = case_sources(case)
     primary = next((s.url for s in sources if s.kind == "primary"), "")
     return {
         "slug": case.slug,
@@ -164,7 +154,7 @@ class CaseExportView(LibraryRead):
         found = filtered_cases(request)
         content_type, lines = FORMATS[export_format]
         base = request.build_absolute_uri(reverse("incidents:case-detail", args=["__slug__"]))
-        records = (_record(case, base) for case in _cases(found.queryset))
+        records = (_record(case, base) for case in export_cases(found.queryset))
         response = StreamingHttpResponse(lines(records), content_type=content_type)
         response["Content-Disposition"] = f'attachment; filename="cases.{export_format}"'
         return response

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -79,7 +79,7 @@ class CaseSummarySerializer(serializers.ModelSerializer[Case]):
     def _link(self, route: str, slug: str) -> str:
         """An absolute link to a case: the route is reversed once per response (kept in the
         context every row's serializer shares), not once per row."""
-        templates = self.context.setdefault("_link_templates", {})
+        templates = cast(dict[str, Any], self.context).setdefault("_link_templates", {})
         if route not in templates:
             request = self.context.get("request")
             path = reverse(route, args=[_SLUG])
