@@ -6,7 +6,9 @@ and `not_<param>` (exclude cases with that value or a descendant); `q` (text, ra
 `setting` (repeatable, OR); `year`, `year_min`, `year_max` (the year of the case's date: the start
 of its period, or its publication where the source gives no period; bounds inclusive); and
 `ordering` (one of ORDERINGS; the default is newest first, best match first with `q`).
-Unknown values are left out and reported in `errors`; the valid filters still apply.
+Unknown values are left out and reported in `errors`; the valid filters still apply. Repeated
+values are read once and each parameter, and the search text, is bounded (incidents.query_params);
+what that leaves out is said in `notes`.
 
 Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 """
@@ -22,6 +24,7 @@ from django.db.models.functions import Coalesce, ExtractYear
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink, CaseKind, Setting
+from incidents.query_params import bound_params
 from incidents.search import search_cases
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -111,6 +114,10 @@ class CaseFilterSet(django_filters.FilterSet):
         vocabulary: Vocabulary | None = None,
         **kwargs: Any,
     ) -> None:
+        self.notes: list[str] = []
+        if data is not None:
+            bounded = bound_params(data)
+            data, self.notes = bounded.data, bounded.notes
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         for spec in FACETS:
@@ -174,7 +181,9 @@ class CaseFilterSet(django_filters.FilterSet):
         data = self.data.copy()
         for name in names:
             data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        narrower = type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        narrower.notes = self.notes
+        return narrower
 
     def selected(self) -> tuple[tuple[str, str], ...]:
         """(query parameter, value) of every valid facet filter in use, in the registry's order,
