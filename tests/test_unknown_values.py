@@ -27,7 +27,7 @@ def _text(html: str) -> str:
     [
         ("/", "2 of 2"),  # the organisation filter still applies
         ("/cost/", 'id="cost-headline"'),
-        ("/graph/", "2 cases linked"),
+        ("/graph/", "What 2 cases share"),
     ],
 )
 def test_pages_show_the_message_and_the_rest(
