@@ -16,5 +16,5 @@ def test_the_schema_gives_the_fields_a_check_is_returned_with(
     assert detail["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Check"}
     returned = client.get(f"/api/checks/{ALL_CHECKS[0].id}/").json()
     assert list(components["Check"]["properties"]) == list(returned)
-    listed = client.get("/api/checks/").json()[0]
+    listed = client.get("/api/checks/").json()["results"][0]
     assert list(components["CheckList"]["properties"]) == list(listed)
