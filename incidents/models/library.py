@@ -31,6 +31,17 @@ class FacetValue(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
+    phrases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='How engineers say it in their own words ("fell off the bus"); suggestion only.',
+    )
+    ambiguous = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='The value\'s name or aliases that are also everyday words ("node", "FAIR").',
+    )
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["facet", "name"]

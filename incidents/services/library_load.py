@@ -133,10 +133,18 @@ def _apply_vocabulary(
     for entry in entries:
         value = existing[(entry.facet, entry.slug)]
         parent = existing[(entry.facet, entry.parent)] if entry.parent else None
-        wanted = (entry.name, entry.description, parent.id if parent else None)
-        changed = (value.name, value.description, value.parent_id) != wanted
+        wanted = (
+            entry.name,
+            entry.description,
+            parent.id if parent else None,
+            list(entry.phrases),
+            list(entry.ambiguous),
+        )
+        current = (value.name, value.description, value.parent_id, value.phrases, value.ambiguous)
+        changed = current != wanted
         if changed:
             value.name, value.description, value.parent = entry.name, entry.description, parent
+            value.phrases, value.ambiguous = list(entry.phrases), list(entry.ambiguous)
             value.save()
         if (entry.facet, entry.slug) in created:
             report.note("facet values", "created")

@@ -1,0 +1,302 @@
+"""The suggestion engine: which facet values a text names, with the words and a score for each.
+
+Evidence for a value, strongest first:
+- its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"), written
+  together or apart ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
+- one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
+  words between them (`PHRASE_WEIGHT`);
+- words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
+- an everyday word flagged `ambiguous` in the vocabulary ("node"), which alone stays below the
+  threshold (`AMBIGUOUS_WEIGHT`).
+Pieces of evidence combine as independent chances (1 - product of misses); a parent also collects
+its children's, so that when no specific value is certain enough the broader one may be. A value
+is suggested when its score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
+tests/data/retrieval_eval.yaml (`manage.py eval_suggestions`).
+
+Within a facet the longest match wins ("NCCL timeout" over a bare "timeout"); across facets a
+component may sit inside another value's words ("NCCL" in "NCCL timeout", "GPU" in "GPU fell off
+the bus"), where it names where the thing happened, but nothing else may ("leak" in "data leak").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from incidents.suggest.lexicon import Lexicon, Term
+from incidents.suggest.words import Token, stem, tokens
+
+# Tuned on the tune half of the evaluation set (see the module docstring).
+THRESHOLD = 0.5
+PHRASE_WEIGHT = 0.9
+TYPO_FACTOR = 0.85
+AMBIGUOUS_WEIGHT = 0.3
+LEARNED_WEIGHT = 0.45
+LEARNED_SATURATION = 1.0
+MAX_GAP = 2
+# Characters of text the engine reads, at most (a pasted postmortem can be long).
+MAX_CHARS = 20_000
+# The facet whose values may sit inside another facet's match.
+CONTAINED_FACET = "component"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A term found in the text, from token `start` up to (not including) `end`."""
+
+    start: int
+    end: int
+    term: Term
+    distance: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Found:
+    """A value the text names: its score, the words that named it, and how."""
+
+    value_id: int
+    score: float
+    words: tuple[str, ...]  # the text's words that triggered it, as written
+    matched: str  # the text of its best match, or its strongest words
+    term: str  # the name, alias or phrase matched ("" when only learned or a child's)
+    exact: bool  # False when a typo was forgiven
+    via: str  # "name", "alias", "phrase", "learned" or "children"
+    position: int  # where in the text it was named (for ordering)
+
+
+def suggest(
+    lexicon: Lexicon, text: str, *, threshold: float = THRESHOLD, facet: str | None = None
+) -> list[Found]:
+    """The values `text` names, in the order their words appear (learned ones last)."""
+    text = text[:MAX_CHARS]
+    words = tokens(text)
+    if not words:
+        return []
+    hits = _select(lexicon, _find_hits(lexicon, words))
+    by_value: dict[int, list[Hit]] = defaultdict(list)
+    for hit in hits:
+        by_value[hit.term.value_id].append(hit)
+    covered = {i for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in range(hit.start, hit.end)}
+    learned, learned_words = _learned(lexicon, words, covered)
+
+    own: dict[int, float] = {}
+    for value_id in set(by_value) | set(learned):
+        explicit = max((h.score for h in by_value.get(value_id, [])), default=0.0)
+        own[value_id] = 1 - (1 - explicit) * (1 - learned.get(value_id, 0.0))
+    total = _with_children(lexicon, own)
+
+    chosen = {v for v, s in total.items() if s >= threshold}
+    # A broader value that passes only through its children gives way to a child that passes.
+    for value_id in list(chosen):
+        explicit = max((h.score for h in by_value.get(value_id, [])), default=0.0)
+        if explicit < threshold and any(
+            value_id in lexicon.ancestors(other) for other in chosen if other != value_id
+        ):
+            chosen.discard(value_id)
+    found = []
+    for v in chosen:
+        if facet is not None and lexicon.values[v].facet != facet:
+            continue
+        own_hits, own_words, via = by_value.get(v, []), learned_words.get(v, []), ""
+        if not own_hits and not own_words:
+            # Named through its children: their words are its words.
+            via = "children"
+            own_hits = [h for h in hits if v in lexicon.ancestors(h.term.value_id)]
+            own_words = [
+                w for c, ws in learned_words.items() if v in lexicon.ancestors(c) for w in ws
+            ]
+        found.append(_found(text, words, v, total[v], own_hits, own_words, via))
+    return sorted(found, key=lambda f: (f.position, -f.score, f.value_id))
+
+
+def _allowed_typos(token: str) -> int:
+    """Edits forgiven in a word: none for short words or codes (H100 is not A100)."""
+    if len(token) < 5 or any(ch.isdigit() for ch in token):
+        return 0
+    return 1 if len(token) < 8 else 2
+
+
+def _spellings(lexicon: Lexicon, token: Token, cache: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Stems of the vocabulary this word may stand for, with the edits it took."""
+    if token.stem in cache:
+        return cache[token.stem]
+    forms = {token.stem: 0}
+    if token.key.endswith("s") and token.stem not in lexicon.by_first:
+        forms[stem(token.key[:-1])] = 0  # a plural the spelling key kept, like "gpus" (status)
+    known = token.stem in lexicon.by_first or token.stem in lexicon.corpus_stems
+    allowed = _allowed_typos(token.key)
+    if not known and allowed and token.stem not in set(lexicon.name_stems):
+        for choice, distance, _index in process.extract(
+            token.stem,
+            lexicon.name_stems,
+            scorer=DamerauLevenshtein.distance,
+            score_cutoff=allowed,
+            limit=None,
+        ):
+            if choice[0] == token.stem[0] and distance <= _allowed_typos(choice):
+                forms.setdefault(choice, int(distance))
+    cache[token.stem] = forms
+    return forms
+
+
+def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
+    cache: dict[str, dict[str, int]] = {}
+    spellings = [_spellings(lexicon, w, cache) for w in words]
+    hits: list[Hit] = []
+    for start, first in enumerate(spellings):
+        for spelled, distance in first.items():
+            for term in lexicon.by_first.get(spelled, []):
+                if term.kind == "phrase":
+                    if distance == 0:
+                        end = _phrase_end(term, words, start)
+                        if end is not None:
+                            hits.append(Hit(start, end, term, 0, PHRASE_WEIGHT))
+                    continue
+                total = _contiguous(term, spellings, start, distance)
+                if total is not None:
+                    end = start + len(term.stems)
+                    hits.append(Hit(start, end, term, total, _score(term, words[start], total)))
+        # Words written together or apart: "dataloader" for "data loader" and the reverse.
+        for width in range(1, min(4, len(words) - start) + 1):
+            joined = "".join(w.key for w in words[start : start + width])
+            for term in lexicon.by_joined.get(joined, []):
+                if len(term.keys) != width:
+                    hits.append(Hit(start, start + width, term, 0, _score(term, words[start], 0)))
+    return hits
+
+
+def _contiguous(
+    term: Term, spellings: Sequence[dict[str, int]], start: int, distance: int
+) -> int | None:
+    """Total edits if the name or alias is spelt at `start`, word after word; else None."""
+    if start + len(term.stems) > len(spellings):
+        return None
+    total = distance
+    for offset, wanted in enumerate(term.stems[1:], start=1):
+        step = spellings[start + offset].get(wanted)
+        if step is None:
+            return None
+        total += step
+    return total
+
+
+def _phrase_end(term: Term, words: Sequence[Token], start: int) -> int | None:
+    """The token after a phrase's last word, its words in order with small gaps; else None."""
+    position = start
+    for wanted in term.stems[1:]:
+        for step in range(1, MAX_GAP + 2):
+            if position + step < len(words) and words[position + step].stem == wanted:
+                position += step
+                break
+        else:
+            return None
+    return position + 1
+
+
+def _score(term: Term, first: Token, distance: int) -> float:
+    if term.ambiguous and first.written != term.exact_case:
+        return AMBIGUOUS_WEIGHT
+    return (PHRASE_WEIGHT if term.kind == "phrase" else 1.0) * TYPO_FACTOR**distance
+
+
+def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """Longest, strongest matches first; a match inside a longer one gives way (see above)."""
+    chosen: list[Hit] = []
+    for hit in sorted(hits, key=lambda h: (h.start - h.end, -h.score, h.start)):
+        facet = lexicon.values[hit.term.value_id].facet
+        if any(_blocks(lexicon, kept, hit, facet) for kept in chosen):
+            continue
+        chosen.append(hit)
+    return chosen
+
+
+def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
+    if kept.end <= hit.start or hit.end <= kept.start:
+        return False  # no overlap
+    if kept.term.value_id == hit.term.value_id:
+        return (kept.start, kept.end) != (hit.start, hit.end) or kept.term == hit.term
+    kept_facet = lexicon.values[kept.term.value_id].facet
+    if kept_facet == facet:
+        return True
+    inside = kept.start <= hit.start and hit.end <= kept.end
+    return inside and facet != CONTAINED_FACET
+
+
+def _learned(
+    lexicon: Lexicon, words: Sequence[Token], covered: set[int]
+) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """Learned evidence per value from the words no explicit match used."""
+    raw: dict[int, float] = defaultdict(float)
+    contributions: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    seen: set[str] = set()
+    for index, word in enumerate(words):
+        if index in covered or word.stem in seen:
+            continue
+        seen.add(word.stem)
+        for value_id, weight in lexicon.evidence.get(word.stem, []):
+            raw[value_id] += weight
+            contributions[value_id].append((weight, word.written))
+    scores = {v: LEARNED_WEIGHT * min(1.0, r / LEARNED_SATURATION) for v, r in raw.items()}
+    strongest = {
+        v: [w for _weight, w in sorted(c, reverse=True)[:3]] for v, c in contributions.items()
+    }
+    return scores, strongest
+
+
+def _with_children(lexicon: Lexicon, own: dict[int, float]) -> dict[int, float]:
+    """Each value's score, a parent's also collecting its children's (bottom up)."""
+    total: dict[int, float] = {}
+
+    def score(value_id: int, depth: int = 0) -> float:
+        if value_id in total:
+            return total[value_id]
+        miss = 1 - own.get(value_id, 0.0)
+        if depth < 20:
+            for child in lexicon.children.get(value_id, []):
+                miss *= 1 - score(child, depth + 1)
+        total[value_id] = 1 - miss
+        return total[value_id]
+
+    relevant = set(own)
+    for value_id in own:
+        relevant.update(lexicon.ancestors(value_id))
+    return {v: s for v in relevant if (s := score(v)) > 0}
+
+
+def _found(
+    text: str,
+    words: Sequence[Token],
+    value_id: int,
+    score: float,
+    hits: list[Hit],
+    learned_words: list[str],
+    via: str,
+) -> Found:
+    if hits:
+        best = max(hits, key=lambda h: (h.score, h.end - h.start))
+        written = [words[i].written for h in hits for i in range(h.start, h.end)]
+        return Found(
+            value_id,
+            round(score, 3),
+            tuple(dict.fromkeys(written + learned_words)),
+            text[words[best.start].start : words[best.end - 1].end],
+            "" if via else best.term.text,
+            best.distance == 0,
+            via or best.term.kind,
+            min(h.start for h in hits),
+        )
+    return Found(
+        value_id,
+        round(score, 3),
+        tuple(dict.fromkeys(learned_words)),
+        ", ".join(dict.fromkeys(learned_words)),
+        "",
+        True,
+        via or "learned",
+        len(words),
+    )
