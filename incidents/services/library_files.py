@@ -152,11 +152,12 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
         aliases = _word_list(c, item, "aliases")
         phrases = _word_list(c, item, "phrases")
         ambiguous = _word_list(c, item, "ambiguous")
-        spellings = {spelling_key(t) for t in (name, *aliases)}
+        spellings = {spelling_key(t) for t in (name, *aliases, *phrases)}
         for a_index, word in enumerate(ambiguous):
             if spelling_key(word) not in spellings:
                 c.add(
-                    f"ambiguous[{a_index}]", f"{word!r} is not the name or an alias of this value"
+                    f"ambiguous[{a_index}]",
+                    f"{word!r} is not the name, an alias or a phrase of this value",
                 )
         if slug and name:
             data.vocabulary.append(

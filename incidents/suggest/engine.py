@@ -128,9 +128,9 @@ def _spellings(lexicon: Lexicon, token: Token, cache: dict[str, dict[str, int]])
     forms = {token.stem: 0}
     if token.key.endswith("s") and token.stem not in lexicon.by_first:
         forms[stem(token.key[:-1])] = 0  # a plural the spelling key kept, like "gpus" (status)
-    known = token.stem in lexicon.by_first or token.stem in lexicon.corpus_stems
+    known = token.stem in lexicon.known_stems or token.stem in lexicon.corpus_stems
     allowed = _allowed_typos(token.key)
-    if not known and allowed and token.stem not in set(lexicon.name_stems):
+    if not known and allowed:
         for choice, distance, _index in process.extract(
             token.stem,
             lexicon.name_stems,

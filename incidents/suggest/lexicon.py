@@ -81,9 +81,11 @@ class Lexicon:
     evidence: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
     # Stems of explicit names and aliases (typos are forgiven against these only).
     name_stems: list[str] = field(default_factory=list)
+    known_stems: frozenset[str] = frozenset()
     # Every stem the library's case text uses: such a word is no typo.
     corpus_stems: frozenset[str] = frozenset()
     children: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    _ancestors: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, values: Iterable[ValueRecord], documents: Sequence[Document] = ()) -> Lexicon:
@@ -100,6 +102,9 @@ class Lexicon:
                 if t.kind != "phrase"
                 for s in t.stems
             }
+        )
+        lexicon.known_stems = frozenset(
+            s for terms in lexicon.by_first.values() for t in terms for s in t.stems
         )
         lexicon._learn(documents)
         return lexicon
@@ -122,7 +127,7 @@ class Lexicon:
                     value.id,
                     text,
                     kind,
-                    ambiguous=kind != "phrase" and spelling_key(text) in ambiguous,
+                    ambiguous=spelling_key(text) in ambiguous,
                 )
                 self.by_first[term_stems[0]].append(term)
                 if kind != "phrase":
@@ -153,6 +158,11 @@ class Lexicon:
 
     def ancestors(self, value_id: int) -> list[int]:
         """The value's parent, grandparent, ... (nearest first)."""
+        if value_id not in self._ancestors:
+            self._ancestors[value_id] = self._chain(value_id)
+        return self._ancestors[value_id]
+
+    def _chain(self, value_id: int) -> list[int]:
         chain: list[int] = []
         current = self.values[value_id].parent_id
         while current is not None and current in self.values and len(chain) < 20:

@@ -39,13 +39,21 @@ def stem(key: str) -> str:
     return str(_STEMMER.stemWord(key))
 
 
+@functools.lru_cache(maxsize=65_536)
+def _forms(word: str) -> tuple[str, str]:
+    """(stem, spelling key) of one written word."""
+    key = spelling_key(word).replace(" ", "")
+    return (stem(key) if key else ""), key
+
+
 def tokens(text: str) -> list[Token]:
     """Every word of the text, in order."""
     found = []
     for match in _TOKEN.finditer(text):
-        key = spelling_key(match.group()).replace(" ", "")
+        word = match.group()
+        word_stem_, key = _forms(word)
         if key:
-            found.append(Token(stem(key), key, match.start(), match.end(), match.group()))
+            found.append(Token(word_stem_, key, match.start(), match.end(), word))
     return found
 
 
