@@ -35,13 +35,17 @@ THRESHOLD = 0.5
 PHRASE_WEIGHT = 0.9
 TYPO_FACTOR = 0.85
 AMBIGUOUS_WEIGHT = 0.3
-LEARNED_WEIGHT = 0.45
+LEARNED_WEIGHT = 0.55
 LEARNED_SATURATION = 1.0
+# Learned words are shown among a value's words when they added at least this much.
+LEARNED_SHOWN = 0.05
 MAX_GAP = 2
+GAP_FACTOR = 0.9
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000
-# The facet whose values may sit inside another facet's match.
+# A component may sit inside the match of a value of these facets ("NCCL" in "NCCL timeout").
 CONTAINED_FACET = "component"
+CONTAINING_FACETS = frozenset({"symptom", "root_cause"})
 
 
 @dataclass(frozen=True)
@@ -84,17 +88,17 @@ def suggest(
     covered = {i for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in range(hit.start, hit.end)}
     learned, learned_words = _learned(lexicon, words, covered)
 
-    own: dict[int, float] = {}
-    for value_id in set(by_value) | set(learned):
-        explicit = max((h.score for h in by_value.get(value_id, [])), default=0.0)
-        own[value_id] = 1 - (1 - explicit) * (1 - learned.get(value_id, 0.0))
-    total = _with_children(lexicon, own)
+    explicit = {v: max(h.score for h in found) for v, found in by_value.items()}
+    own = {
+        v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
+        for v in set(by_value) | set(learned)
+    }
+    total = _with_children(lexicon, own, explicit)
 
     chosen = {v for v, s in total.items() if s >= threshold}
     # A broader value that passes only through its children gives way to a child that passes.
     for value_id in list(chosen):
-        explicit = max((h.score for h in by_value.get(value_id, [])), default=0.0)
-        if explicit < threshold and any(
+        if explicit.get(value_id, 0.0) < threshold and any(
             value_id in lexicon.ancestors(other) for other in chosen if other != value_id
         ):
             chosen.discard(value_id)
@@ -102,13 +106,21 @@ def suggest(
     for v in chosen:
         if facet is not None and lexicon.values[v].facet != facet:
             continue
-        own_hits, own_words, via = by_value.get(v, []), learned_words.get(v, []), ""
+        shown = learned.get(v, 0.0) >= LEARNED_SHOWN
+        own_hits, own_words, via = (
+            by_value.get(v, []),
+            learned_words.get(v, []) if shown else [],
+            "",
+        )
         if not own_hits and not own_words:
             # Named through its children: their words are its words.
             via = "children"
             own_hits = [h for h in hits if v in lexicon.ancestors(h.term.value_id)]
             own_words = [
-                w for c, ws in learned_words.items() if v in lexicon.ancestors(c) for w in ws
+                w
+                for c, ws in learned_words.items()
+                if v in lexicon.ancestors(c) and learned.get(c, 0.0) >= LEARNED_SHOWN
+                for w in ws
             ]
         found.append(_found(text, words, v, total[v], own_hits, own_words, via))
     return sorted(found, key=lambda f: (f.position, -f.score, f.value_id))
@@ -147,52 +159,75 @@ def _spellings(lexicon: Lexicon, token: Token, cache: dict[str, dict[str, int]])
 def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
     cache: dict[str, dict[str, int]] = {}
     spellings = [_spellings(lexicon, w, cache) for w in words]
+    present = {form for forms in spellings for form in forms}
     hits: list[Hit] = []
     for start, first in enumerate(spellings):
         for spelled, distance in first.items():
             for term in lexicon.by_first.get(spelled, []):
-                if term.kind == "phrase":
-                    if distance == 0:
-                        end = _phrase_end(term, words, start)
-                        if end is not None:
-                            hits.append(Hit(start, end, term, 0, PHRASE_WEIGHT))
+                if len(term.stems) > 1 and not term.stem_set <= present:
                     continue
-                total = _contiguous(term, spellings, start, distance)
-                if total is not None:
-                    end = start + len(term.stems)
-                    hits.append(Hit(start, end, term, total, _score(term, words[start], total)))
+                if distance == 0 and not _same_word(words[start], term.keys[0]):
+                    continue
+                if term.kind == "phrase":
+                    end = _phrase_end(term, words, start) if distance == 0 else None
+                    if end is not None:
+                        hits.append(Hit(start, end, term, 0, _score(term, words[start], 0)))
+                    continue
+                spelt = _spelt(term, words, spellings, start, distance)
+                if spelt is not None:
+                    total, end, gaps = spelt
+                    score = _score(term, words[start], total) * GAP_FACTOR**gaps
+                    hits.append(Hit(start, end, term, total, score))
         # Words written together or apart: "dataloader" for "data loader" and the reverse.
+        joined = ""
         for width in range(1, min(4, len(words) - start) + 1):
-            joined = "".join(w.key for w in words[start : start + width])
+            joined += words[start + width - 1].key
+            if joined not in lexicon.joined_prefixes:
+                break
             for term in lexicon.by_joined.get(joined, []):
                 if len(term.keys) != width:
                     hits.append(Hit(start, start + width, term, 0, _score(term, words[start], 0)))
     return hits
 
 
-def _contiguous(
-    term: Term, spellings: Sequence[dict[str, int]], start: int, distance: int
-) -> int | None:
-    """Total edits if the name or alias is spelt at `start`, word after word; else None."""
-    if start + len(term.stems) > len(spellings):
-        return None
-    total = distance
+def _same_word(token: Token, key: str) -> bool:
+    """Whether a word with the term's stem is a form of the term's word: "leaking" is one of
+    "leak", but "scheduled" is no "scheduler" (the stemmer gives both "schedul")."""
+    return token.key == key or token.key.endswith("er") == key.endswith("er")
+
+
+def _spelt(
+    term: Term,
+    words: Sequence[Token],
+    spellings: Sequence[dict[str, int]],
+    start: int,
+    distance: int,
+) -> tuple[int, int, int] | None:
+    """(edits, end, gaps) if the name or alias is spelt at `start`, word after word, one other
+    word allowed once between two of its words ("failed its health checks"); else None."""
+    total, position, gaps = distance, start, 0
     for offset, wanted in enumerate(term.stems[1:], start=1):
-        step = spellings[start + offset].get(wanted)
-        if step is None:
+        for step in (1, 2) if gaps == 0 else (1,):
+            at = position + step
+            if at < len(words) and (edits := spellings[at].get(wanted)) is not None:
+                if edits or _same_word(words[at], term.keys[offset]):
+                    total, position, gaps = total + edits, at, gaps + step - 1
+                    break
+        else:
             return None
-        total += step
-    return total
+    return total, position + 1, gaps
 
 
 def _phrase_end(term: Term, words: Sequence[Token], start: int) -> int | None:
     """The token after a phrase's last word, its words in order with small gaps; else None."""
     position = start
-    for wanted in term.stems[1:]:
+    for offset, wanted in enumerate(term.stems[1:], start=1):
         for step in range(1, MAX_GAP + 2):
-            if position + step < len(words) and words[position + step].stem == wanted:
-                position += step
-                break
+            at = position + step
+            if at < len(words) and words[at].stem == wanted:
+                if _same_word(words[at], term.keys[offset]):
+                    position = at
+                    break
         else:
             return None
     return position + 1
@@ -224,7 +259,7 @@ def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
     if kept_facet == facet:
         return True
     inside = kept.start <= hit.start and hit.end <= kept.end
-    return inside and facet != CONTAINED_FACET
+    return inside and not (facet == CONTAINED_FACET and kept_facet in CONTAINING_FACETS)
 
 
 def _learned(
@@ -248,24 +283,35 @@ def _learned(
     return scores, strongest
 
 
-def _with_children(lexicon: Lexicon, own: dict[int, float]) -> dict[int, float]:
-    """Each value's score, a parent's also collecting its children's (bottom up)."""
-    total: dict[int, float] = {}
+def _with_children(
+    lexicon: Lexicon, own: dict[int, float], explicit: dict[int, float]
+) -> dict[int, float]:
+    """Each value's score, a parent's also collecting what named its children (bottom up).
 
-    def score(value_id: int, depth: int = 0) -> float:
-        if value_id in total:
-            return total[value_id]
-        miss = 1 - own.get(value_id, 0.0)
-        if depth < 20:
-            for child in lexicon.children.get(value_id, []):
-                miss *= 1 - score(child, depth + 1)
-        total[value_id] = 1 - miss
-        return total[value_id]
+    Only explicit evidence climbs to a parent: learned words are spread over many related
+    values, and a parent collecting all of them would be suggested for any text on its topic.
+    """
+    lifted: dict[int, float] = {}
+
+    def subtree(value_id: int, depth: int = 0) -> float:
+        if value_id not in lifted:
+            miss = 1 - explicit.get(value_id, 0.0)
+            for child in lexicon.children.get(value_id, []) if depth < 20 else []:
+                miss *= 1 - subtree(child, depth + 1)
+            lifted[value_id] = 1 - miss
+        return lifted[value_id]
 
     relevant = set(own)
     for value_id in own:
         relevant.update(lexicon.ancestors(value_id))
-    return {v: s for v in relevant if (s := score(v)) > 0}
+    total = {}
+    for value_id in relevant:
+        miss = 1 - own.get(value_id, 0.0)
+        for child in lexicon.children.get(value_id, []):
+            miss *= 1 - subtree(child)
+        if miss < 1:
+            total[value_id] = 1 - miss
+    return total
 
 
 def _found(

@@ -25,8 +25,10 @@ from incidents.text import spelling_key
 _PARENTHESIS = re.compile(r"\s*\([^)]*\)")
 # Learned evidence ignores words used by more than this share of the cases ("the", "job").
 COMMON_WORD_SHARE = 0.25
-# A word teaches a value something only if at least this many of the value's cases use it.
-MIN_SHARED_CASES = 2
+# A word teaches a value something only if at least this many of the value's cases use it,
+# and at least this share of the cases using the word carry the value (tuned on the tune half).
+MIN_SHARED_CASES = 3
+MIN_PRECISION = 0.7
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ class Term:
     text: str
     kind: str  # "name", "alias" or "phrase"
     ambiguous: bool = False
+    stem_set: frozenset[str] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stem_set", frozenset(self.stems))
 
     @property
     def exact_case(self) -> str | None:
@@ -82,6 +88,8 @@ class Lexicon:
     # Stems of explicit names and aliases (typos are forgiven against these only).
     name_stems: list[str] = field(default_factory=list)
     known_stems: frozenset[str] = frozenset()
+    # Every beginning of a joined spelling ("d", "da", ... "dataloader"), to stop early.
+    joined_prefixes: frozenset[str] = frozenset()
     # Every stem the library's case text uses: such a word is no typo.
     corpus_stems: frozenset[str] = frozenset()
     children: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
@@ -105,6 +113,9 @@ class Lexicon:
         )
         lexicon.known_stems = frozenset(
             s for terms in lexicon.by_first.values() for t in terms for s in t.stems
+        )
+        lexicon.joined_prefixes = frozenset(
+            joined[:n] for joined in lexicon.by_joined for n in range(1, len(joined) + 1)
         )
         lexicon._learn(documents)
         return lexicon
@@ -151,7 +162,7 @@ class Lexicon:
             weights = [
                 (value_id, (n / cases_of[value_id]) * (n / df[s]))
                 for value_id, n in counts.items()
-                if n >= MIN_SHARED_CASES and value_id in self.values
+                if n >= MIN_SHARED_CASES and n / df[s] >= MIN_PRECISION and value_id in self.values
             ]
             if weights:
                 self.evidence[s] = weights
