@@ -59,6 +59,21 @@ def library_files(paths: Iterable[Path]) -> Iterator[tuple[str, Path]]:
 
 def read_library(paths: Iterable[Path], *, root: Path | None = None) -> LibraryData:
     """Read and validate library files; raise LibraryError listing every problem found."""
+    data, problems = read_library_collecting(paths, root=root)
+    if problems:
+        raise LibraryError(problems)
+    return data
+
+
+def read_library_collecting(
+    paths: Iterable[Path], *, root: Path | None = None
+) -> tuple[LibraryData, list[Problem]]:
+    """Read and validate library files: every entry that could be read, and every problem.
+
+    The loader goes on to check the entries against the database, so that one run lists the
+    problems of the files' format and of their references together.
+    """
+    paths = list(paths)
     problems: list[Problem] = []
     data = LibraryData()
     seen_any = False
@@ -86,9 +101,7 @@ def read_library(paths: Iterable[Path], *, root: Path | None = None) -> LibraryD
             Problem(", ".join(str(p) for p in paths), None, None, "holds no case files")
         )
     _check_duplicates(data, problems)
-    if problems:
-        raise LibraryError(problems)
-    return data
+    return data, problems
 
 
 def _display(path: Path, root: Path | None) -> str:

@@ -71,6 +71,7 @@ class Found:
     exact: bool  # False when a typo was forgiven
     via: str  # "name", "alias", "phrase", "learned" or "children"
     position: int  # where in the text it was named (for ordering)
+    length: int = 0  # how many words its best match spans (the longer first at one position)
 
 
 def suggest(
@@ -123,7 +124,7 @@ def suggest(
                 for w in ws
             ]
         found.append(_found(text, words, v, total[v], own_hits, own_words, via))
-    return sorted(found, key=lambda f: (f.position, -f.score, f.value_id))
+    return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
 
 
 def _allowed_typos(token: str) -> int:
@@ -335,6 +336,7 @@ def _found(
             best.distance == 0,
             via or best.term.kind,
             min(h.start for h in hits),
+            best.end - best.start,
         )
     return Found(
         value_id,
