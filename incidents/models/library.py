@@ -133,7 +133,8 @@ class Case(models.Model):
         FacetValue, through="CaseFacetLink", related_name="cases", blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Indexed: the suggestion engine's cache reads the latest change on every call.
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
