@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 
 EVAL_SET = REPO_ROOT / "tests" / "data" / "retrieval_eval.yaml"
 # A little under the figures `manage.py eval_suggestions` reports on the report half (README).
-PRECISION_FLOOR = 0.72
-RECALL_FLOOR = 0.52
+PRECISION_FLOOR = 0.70
+RECALL_FLOOR = 0.53
 
 
 def _found(text: str) -> set[str]:

@@ -37,6 +37,8 @@ TYPO_FACTOR = 0.85
 AMBIGUOUS_WEIGHT = 0.3
 LEARNED_WEIGHT = 0.55
 LEARNED_SATURATION = 1.0
+# Words a value's learned evidence needs, at least: one word is a topic, not a description.
+LEARNED_MIN_WORDS = 2
 # Learned words are shown among a value's words when they added at least this much.
 LEARNED_SHOWN = 0.05
 MAX_GAP = 2
@@ -191,10 +193,16 @@ def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
     return hits
 
 
+# "scheduler", "generator": a word for the thing that acts, not a form of the verb.
+_AGENT_SUFFIXES = ("er", "or")
+
+
 def _same_word(token: Token, key: str) -> bool:
     """Whether a word with the term's stem is a form of the term's word: "leaking" is one of
     "leak", but "scheduled" is no "scheduler" (the stemmer gives both "schedul")."""
-    return token.key == key or token.key.endswith("er") == key.endswith("er")
+    return token.key == key or all(
+        token.key.endswith(suffix) == key.endswith(suffix) for suffix in _AGENT_SUFFIXES
+    )
 
 
 def _spelt(
@@ -277,7 +285,11 @@ def _learned(
         for value_id, weight in lexicon.evidence.get(word.stem, []):
             raw[value_id] += weight
             contributions[value_id].append((weight, word.written))
-    scores = {v: LEARNED_WEIGHT * min(1.0, r / LEARNED_SATURATION) for v, r in raw.items()}
+    scores = {
+        v: LEARNED_WEIGHT * min(1.0, r / LEARNED_SATURATION)
+        for v, r in raw.items()
+        if len(contributions[v]) >= LEARNED_MIN_WORDS
+    }
     strongest = {
         v: [w for _weight, w in sorted(c, reverse=True)[:3]] for v, c in contributions.items()
     }
