@@ -1,7 +1,9 @@
 """Words as the suggestion engine compares them: a spelling key, then a Snowball stem.
 
 "GPUs" and "gpu", "timeouts" and "timeout", "leaking", "leaked" and "leak", "crashing" and
-"crash" all come out the same. Stemming is PyStemmer's English (Porter 2) algorithm; the
+"crash", "fell" and "falls" all come out the same. Each word is first lemmatised (simplemma's
+English dictionary: irregular forms such as "fell", "went", "blew"), then stemmed with
+PyStemmer's English (Porter 2) algorithm; the
 spelling key (incidents.text) first folds case, accents and plurals, so that acronyms with a
 plural "s" ("GPUs", "XIDs") lose it as the vocabulary's own spellings do.
 """
@@ -12,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+import simplemma
 import Stemmer
 
 from incidents.text import spelling_key
@@ -34,9 +37,10 @@ class Token:
 @functools.lru_cache(maxsize=65_536)
 def stem(key: str) -> str:
     """The Snowball stem of a spelling key ("leaking" -> "leak"); digits and codes stay whole."""
-    if any(ch.isdigit() for ch in key):
+    if not key or any(ch.isdigit() for ch in key):
         return key
-    return str(_STEMMER.stemWord(key))
+    # The lemma first, for irregular forms the stemmer leaves apart ("fell", "went", "blew").
+    return str(_STEMMER.stemWord(simplemma.lemmatize(key, lang="en")))
 
 
 @functools.lru_cache(maxsize=65_536)
