@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-dev provision lint kubegap.pyz
+.PHONY: run test install install-dev provision lint kubegap.pyz bench-kubegap
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,3 +51,9 @@ lint: install-dev
 # kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
 kubegap.pyz: install
 	$(BIN)/python -m incidents.audit.zipapp kubegap.pyz
+
+# kubegap at 5,000 nodes / 100,000 pods from a snapshot, against the json.load floor (BENCH_ARGS:
+# --quick, --repeat N, --json, --gzip)
+BENCH_ARGS ?=
+bench-kubegap: install
+	$(BIN)/python tests/audit/bench_scale.py $(BENCH_ARGS)

@@ -45,6 +45,7 @@ from incidents.models.library import (
     case_period_label,
     format_period_point,
 )
+from incidents.models.library_state import LibraryState
 
 __all__ = [
     "GPU_TIME_KINDS",
@@ -72,6 +73,7 @@ __all__ = [
     "FacetValue",
     "KeyFigure",
     "Lesson",
+    "LibraryState",
     "Remediation",
     "Setting",
     "SharedItem",

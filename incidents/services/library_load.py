@@ -29,6 +29,7 @@ from incidents.services.library_entries import (
     VocabularyEntry,
 )
 from incidents.services.library_files import read_library_collecting
+from incidents.services.library_version import bump
 from incidents.services.value_hints import unknown_value_message, vocabulary_lexicon
 from incidents.suggest.lexicon import Lexicon
 from incidents.text import spelling_key
@@ -105,6 +106,8 @@ def _apply(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
     for entry in data.cases:
         report.note("cases", apply_case(entry, values, shared))
     refresh_implied_links()
+    if report.changed:
+        bump()  # bulk writes above send no signals
     return report
 
 

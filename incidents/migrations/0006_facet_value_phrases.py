@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0004_breakdowns_and_typed_costs'),
+        ('incidents', '0005_library_state'),
     ]
 
     operations = [
