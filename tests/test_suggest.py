@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 EVAL_SET = REPO_ROOT / "tests" / "data" / "retrieval_eval.yaml"
 # A little under the figures `manage.py eval_suggestions` reports on the report half (README).
 PRECISION_FLOOR = 0.70
-RECALL_FLOOR = 0.53
+RECALL_FLOOR = 0.55
 
 
 def _found(text: str) -> set[str]:
@@ -114,9 +114,10 @@ def test_the_parent_when_no_specific_value_is_sure(small_library: None) -> None:
 def test_evidence_learned_from_tagged_cases_improves_as_cases_are_added(
     small_library: None,
 ) -> None:
-    """A word no name or phrase holds, used by the cases tagged with a value, comes to name it;
-    the cached lexicon follows the library (no restart)."""
+    """A word no name or phrase holds, used by the cases tagged with a value, comes to name it
+    once cases of two organisations use it; the cached lexicon follows the library."""
     value = FacetValue.objects.get(facet="root_cause", slug="hardware-fault")
+    organisations = list(FacetValue.objects.filter(facet="organisation").order_by("slug")[:2])
     text = "the flux capacitor glowed again"
     assert "root_cause:hardware-fault" not in _found(text)
     for index in range(3):
@@ -127,6 +128,11 @@ def test_evidence_learned_from_tagged_cases_improves_as_cases_are_added(
             period_start=dt.date(2024, 1, 1),
         )
         CaseFacetLink.objects.create(case=case, value=value)
+        last = CaseFacetLink.objects.create(case=case, value=organisations[0])
+    # One organisation's cases only: a word of its own systems, not of the failure.
+    assert "root_cause:hardware-fault" not in _found(text)
+    last.delete()
+    CaseFacetLink.objects.create(case=last.case, value=organisations[1])
     [learned] = [s for s in suggest_filters(text) if s.value == value]
     assert learned.via == "learned"
     assert set(learned.words) >= {"capacitor"}

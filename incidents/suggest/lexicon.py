@@ -19,6 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from incidents.facets import ORGANISATION
 from incidents.suggest.words import stems, tokens
 from incidents.text import spelling_key
 
@@ -29,6 +30,8 @@ COMMON_WORD_SHARE = 0.25
 # and at least this share of the cases using the word carry the value (tuned on the tune half).
 MIN_SHARED_CASES = 3
 MIN_PRECISION = 0.7
+# ... and the cases come from at least this many organisations.
+MIN_ORGANISATIONS = 2
 
 
 @dataclass(frozen=True)
@@ -153,16 +156,29 @@ class Lexicon:
         df = Counter(s for found in doc_stems for s in found)
         cases_of = Counter(v for d in documents for v in d.value_ids)
         shared: dict[str, Counter[int]] = defaultdict(Counter)
+        # Organisations behind the cases that share a word and a value: a word only one
+        # organisation's reports use ("Jean Zay", a product) names its systems, not a failure.
+        sources: dict[tuple[str, int], set[int]] = defaultdict(set)
         limit = max(MIN_SHARED_CASES, COMMON_WORD_SHARE * len(documents))
         for found, document in zip(doc_stems, documents, strict=True):
+            organisations = {
+                v
+                for v in document.value_ids
+                if v in self.values and self.values[v].facet == ORGANISATION.facet
+            }
             for s in found:
                 if df[s] <= limit and len(s) > 2 and not s.isdigit():
                     shared[s].update(document.value_ids)
+                    for value_id in document.value_ids:
+                        sources[(s, value_id)].update(organisations)
         for s, counts in shared.items():
             weights = [
                 (value_id, (n / cases_of[value_id]) * (n / df[s]))
                 for value_id, n in counts.items()
-                if n >= MIN_SHARED_CASES and n / df[s] >= MIN_PRECISION and value_id in self.values
+                if n >= MIN_SHARED_CASES
+                and n / df[s] >= MIN_PRECISION
+                and value_id in self.values
+                and len(sources[(s, value_id)]) >= MIN_ORGANISATIONS
             ]
             if weights:
                 self.evidence[s] = weights
