@@ -4,9 +4,11 @@ words), parents, evidence learned from tagged cases, the cache, and the evaluati
 from __future__ import annotations
 
 import datetime as dt
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -170,3 +172,16 @@ def test_suggestions_keep_their_figures_on_the_report_half(seeded_library: None)
     )
     assert scores.precision >= PRECISION_FLOOR, scores.misses
     assert scores.recall >= RECALL_FLOOR, scores.misses
+
+
+def test_the_command_prints_the_figures(seeded_library: None) -> None:
+    out = StringIO()
+    call_command("eval_suggestions", "--split", "tune", "--misses", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("suggestions (tune, 44 sentences, threshold 0.5): precision 0.")
+    assert lines[-1].startswith("suggestion time per 500-character text: median ")
+
+
+def test_the_command_refuses_an_empty_library(db: None) -> None:
+    with pytest.raises(CommandError, match="the library is empty"):
+        call_command("eval_suggestions", stdout=StringIO())
