@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0005_library_state'),
+        ('incidents', '0006_editors_group'),
     ]
 
     operations = [
