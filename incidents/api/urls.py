@@ -4,7 +4,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from incidents.api import breakdowns, checks, exports, root, views
+from incidents.api import breakdowns, checks, exports, root, suggest, views
 
 app_name = "api"
 
@@ -20,6 +20,7 @@ urlpatterns = [
         name="case-export",
     ),
     path("facets/", views.FacetCountsView.as_view(), name="facets"),
+    path("suggest/", suggest.SuggestView.as_view(), name="suggest"),
     path("breakdowns/", breakdowns.BreakdownListView.as_view(), name="breakdown-list"),
     path("checks/", checks.CheckListView.as_view(), name="check-list"),
     path("checks/<str:check_id>/", checks.CheckDetailView.as_view(), name="check-detail"),

@@ -31,6 +31,17 @@ class FacetValue(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
+    phrases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='How engineers say it in their own words ("fell off the bus"); suggestion only.',
+    )
+    ambiguous = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='The value\'s name or aliases that are also everyday words ("node", "FAIR").',
+    )
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["facet", "name"]
@@ -122,7 +133,8 @@ class Case(models.Model):
         FacetValue, through="CaseFacetLink", related_name="cases", blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Indexed: the suggestion engine's cache reads the latest change on every call.
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
