@@ -12,7 +12,6 @@ from typing import Any
 
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     inline_serializer,
 )
@@ -20,11 +19,12 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from incidents.api.views import ERROR_RESPONSE, FILTER_PARAMETERS
+from incidents.api.reads import LibraryRead
+from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
+from incidents.selectors.parameters import FILTER_PARAMS
 from incidents.suggest import MAX_SUGGEST_CHARS
 
 
@@ -51,14 +51,17 @@ class SuggestionSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField(help_text="Cases the filter would give.")
 
 
-class SuggestView(APIView):
+class SuggestView(LibraryRead):
     """Facet values named in `q`, in the order their words appear."""
+
+    known_parameters = FILTER_PARAMS  # q and the filters whose counts it keeps
 
     @extend_schema(
         parameters=[
             OpenApiParameter(
                 "q",
-                str,
+                # Blank text, or a NUL character, is a 400.
+                {"type": "string", "pattern": "^[^\\x00]*\\S[^\\x00]*$"},  # type: ignore[arg-type]
                 required=True,
                 description=f"Text to read (at most {MAX_SUGGEST_CHARS:,} characters are read)",
             ),
@@ -72,7 +75,8 @@ class SuggestView(APIView):
                     "suggestions": SuggestionSerializer(many=True),
                 },
             ),
-            400: OpenApiResponse(ERROR_RESPONSE, description="No text, or an unknown filter"),
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
         },
     )
     def get(self, request: Request) -> Response:
