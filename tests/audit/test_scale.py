@@ -199,3 +199,18 @@ def test_a_damaged_gzip_snapshot_is_refused_in_one_line(
     assert main(["audit", "--snapshot", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"kubegap: error: snapshot {path} is corrupt (bad gzip or not UTF-8)"
+
+
+def test_an_audit_leaves_no_context_behind_while_the_collector_is_paused(saved: Path) -> None:
+    """The workload index refers back to its context (a cycle); with the cycle collector paused
+    during an audit, the context must still go, or every object its views hold outlives it."""
+    import gc
+
+    from incidents.audit.context import Context
+    from incidents.audit.runner import collector_paused
+
+    gc.collect()
+    with collector_paused():
+        result = run_checks(list(ALL_CHECKS), load(saved))
+        left = [o for o in gc.get_objects() if isinstance(o, Context)]
+    assert result.findings and not left
