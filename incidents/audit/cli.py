@@ -234,6 +234,8 @@ def _audit_and_render(
     progress = _progress()
     result = audit_once(_options(args), checks, progress)
     _clear_progress(progress)
+    # The reports are made from the findings alone: let the objects go before they are built.
+    result.snapshot.objects.clear()
     from .sarif import render_sarif
 
     for fmt, path in outputs:

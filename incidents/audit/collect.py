@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .client import ApiError, Forbidden, ReadOnlyClient
+from .compact import Sharer
 from .errors import ConfigError
 from .kinds import KINDS
 from .snapshot import Coverage, Snapshot, now_iso
@@ -22,6 +23,7 @@ def collect(
     snap = Snapshot(context=client.context, namespace=namespace, collected_at=now_iso())
     snap.server_version = client.server_version()
     disc = client.discover(specs)
+    share = Sharer()  # replicas' equal containers, labels, owners: one copy (see compact.py)
     for spec in specs:
         version = disc.version_for(spec)
         if version is None:
@@ -52,7 +54,7 @@ def collect(
         except ApiError as exc:
             snap.coverage[spec.key] = Coverage("error", api_version, message=str(exc))
             continue
-        snap.objects[spec.key] = result.items
+        snap.objects[spec.key] = [share(o) for o in result.items]
         notes = ["restarted after 410 Gone"] if result.restarted else []
         if result.truncated:
             notes.append(f"stopped after {len(result.items)} objects (the first {spec.max_items})")

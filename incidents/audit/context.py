@@ -43,6 +43,18 @@ class Context:
     def items(self, key: str) -> list[Obj]:
         return self.snapshot.items(key)
 
+    def release(self) -> None:
+        """Drop the derived views once the checks have run.
+
+        The workload index refers back to this context (its ``items`` and ``ref``), a cycle only
+        the cycle collector frees, and the collector is paused during an audit
+        (:func:`..runner.collector_paused`): without this the views, and every object they
+        hold, would outlive the audit.
+        """
+        for name, attr in type(self).__dict__.items():
+            if isinstance(attr, cached_property):
+                self.__dict__.pop(name, None)
+
     def absent(self, key: str) -> bool:
         cov = self.snapshot.coverage.get(key)
         return cov is not None and cov.status == "absent"

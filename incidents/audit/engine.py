@@ -165,6 +165,7 @@ def run_checks(
                 )
             )
         findings.extend(found)
+    ctx.release()
     findings.sort(key=Finding.sort_key)
     coverage = {k: snap.coverage[k] for k in needed_kinds(active) if k in snap.coverage}
     for key in needed_kinds(active):

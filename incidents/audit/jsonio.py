@@ -34,14 +34,17 @@ def _std_plain(value: Any) -> bytes:
 dumps_plain = orjson.dumps if orjson is not None else _std_plain
 
 
-def dumps(value: Any, *, indent: bool = False) -> bytes:
-    """``value`` as UTF-8 JSON: compact, or indented by two spaces (reports)."""
+def dumps(value: Any, *, indent: bool = False, newline: bool = False) -> bytes:
+    """``value`` as UTF-8 JSON: compact, or indented by two spaces (reports), with a final
+    newline when asked (written by the encoder: a report is not copied to add one)."""
     if orjson is not None:
         option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+        option |= orjson.OPT_APPEND_NEWLINE if newline else 0
         try:
             return orjson.dumps(value, option=option)
         except orjson.JSONEncodeError:
             pass  # e.g. an integer beyond 64 bits from a YAML file: the standard library takes it
+    end = "\n" if newline else ""
     if indent:
-        return json.dumps(value, indent=2, ensure_ascii=False).encode()
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+        return (json.dumps(value, indent=2, ensure_ascii=False) + end).encode()
+    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False) + end).encode()

@@ -184,7 +184,7 @@ def to_json_dict(result: AuditResult, fail_on: str, library_url: str | None) -> 
 
 def render_json_bytes(result: AuditResult, fail_on: str, library_url: str | None) -> bytes:
     """The JSON report, UTF-8, indented by two spaces (orjson when installed)."""
-    return dumps(to_json_dict(result, fail_on, library_url), indent=True) + b"\n"
+    return dumps(to_json_dict(result, fail_on, library_url), indent=True, newline=True)
 
 
 def render_json(result: AuditResult, fail_on: str, library_url: str | None) -> str:

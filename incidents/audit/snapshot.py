@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -224,7 +225,7 @@ def _read(path: Path) -> Any:
         if raw[:2] == b"\x1f\x8b":
             raw = gzip.decompress(raw)
         text = raw.decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError):
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error):
         raise SnapshotError(f"snapshot {path} is corrupt (bad gzip or not UTF-8)") from None
     del raw
     try:
@@ -241,7 +242,7 @@ def load(path: str | os.PathLike[str]) -> Snapshot:
     if p.suffix not in (".yaml", ".yml"):
         try:
             snap = _read_lines(p)
-        except (OSError, EOFError):
+        except (OSError, EOFError, zlib.error):
             raise SnapshotError(f"snapshot {p} is corrupt (bad gzip or not UTF-8)") from None
         if snap is not None:
             return snap

@@ -180,3 +180,37 @@ def test_snapshot_model_and_offline_audit_import_no_http_client() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("damage", ["flipped", "truncated"])
+def test_a_damaged_gzip_snapshot_is_refused_in_one_line(
+    saved: Path, tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incidents.audit.cli import main
+
+    data = bytearray(saved.read_bytes())
+    if damage == "flipped":
+        for i in range(200, 260):
+            data[i] ^= 0xFF
+    else:
+        data = data[: len(data) // 2]
+    path = tmp_path / "damaged.json.gz"
+    path.write_bytes(bytes(data))
+    assert main(["audit", "--snapshot", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"kubegap: error: snapshot {path} is corrupt (bad gzip or not UTF-8)"
+
+
+def test_an_audit_leaves_no_context_behind_while_the_collector_is_paused(saved: Path) -> None:
+    """The workload index refers back to its context (a cycle); with the cycle collector paused
+    during an audit, the context must still go, or every object its views hold outlives it."""
+    import gc
+
+    from incidents.audit.context import Context
+    from incidents.audit.runner import collector_paused
+
+    gc.collect()
+    with collector_paused():
+        result = run_checks(list(ALL_CHECKS), load(saved))
+        left = [o for o in gc.get_objects() if isinstance(o, Context)]
+    assert result.findings and not left
