@@ -74,8 +74,15 @@ def test_expanding_a_value_draws_its_narrower_values(client: Client, seeded_libr
     hardware = FacetValue.objects.get(facet="root_cause", slug="hardware-fault")
     children = {v.slug for v in hardware.children.all() if v.links.exists()}
     assert children
-    body = client.get("/graph/data.json?expand=root_cause:hardware-fault").json()
+    overview = {n["id"]: n for n in client.get("/graph/data.json").json()["nodes"]}
+    hardware = overview["root_cause:hardware-fault"]
+    assert hardware["expand_url"] == "/graph/?expand=root_cause%3Ahardware-fault"
+    body = client.get(hardware["expand_url"].replace("/graph/", "/graph/data.json")).json()
     drawn = {n["id"] for n in body["nodes"]}
+    assert (
+        next(n for n in body["nodes"] if n["id"] == "root_cause:hardware-fault")["collapse_url"]
+        == "/graph/"
+    )
     assert "root_cause:hardware-fault" in drawn
     assert {f"root_cause:{slug}" for slug in children} <= drawn
     page = _html(client, "/graph/")

@@ -384,6 +384,8 @@ def data(view: GraphView, params: Mapping[str, Any]) -> dict[str, Any]:
                 "r": n.placed.r,
                 "url": n.node.page_url,
                 "focus_url": n.node.focus_url,
+                "expand_url": n.expand_url,  # "" unless it has narrower values with cases
+                "collapse_url": n.collapse_url,
             }
             for n in picture.nodes
         ],

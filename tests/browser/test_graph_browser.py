@@ -174,14 +174,22 @@ def test_the_library_page_loads_its_graph_panel_after_the_list(
     expect(page.locator(".case-row").first).to_be_visible()
     panel = page.locator("#graph-panel")
     expect(panel).to_contain_text("What 7 cases share")
+    expect(page).to_have_title("7 cases · Incident Library")  # not the drawing's SVG title
     panel.scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshot_dir / "graph-panel-library.png"))
+    # caret="initial": Playwright would otherwise leave style="" on the focused search box, which
+    # htmx then copies onto the box it swaps in, an inline style the CSP refuses.
+    page.screenshot(path=str(screenshot_dir / "graph-panel-library.png"), caret="initial")
     assert_readable(page, "#graph-panel svg", most_nodes=24)
     # A filter applied on the library page (an htmx swap) reloads the panel for it.
     page.locator(".applied a.chip", has_text="NCCL timeout").click()
     expect(panel).to_contain_text(f"What {Case.objects.count()} cases share")
+    page.evaluate("window.__samePage = true")
     panel.locator('a.node[data-id="symptom:job-failure"]').click()
     expect(page).to_have_url(re.compile(r"/graph/\?focus=symptom%3Ajob-failure$"))
+    expect(page.locator("h1")).to_have_text("What fixes Job failure?")
+    # A page of its own, not the graph page swapped into the library's region.
+    assert page.evaluate("window.__samePage === undefined")
+    expect(page.locator("#library-region")).to_have_count(0)
 
 
 @pytest.mark.no_javascript
