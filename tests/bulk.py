@@ -17,6 +17,7 @@ from incidents.models import (
     Source,
 )
 from incidents.services import refresh_implied_links
+from incidents.services.library_version import bump
 from tests.factories import (
     FIRST_DAY,
     BreakdownFactory,
@@ -66,4 +67,5 @@ def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]
             CaseRemediationFactory.build(case=case, item=remediation) for case in cases
         )
     refresh_implied_links()
+    bump()  # bulk writes send no signals
     return cases

@@ -21,6 +21,7 @@ from django.core.management.color import no_style
 from django.db import connection, models, transaction
 
 from incidents.services import load_library
+from incidents.services.library_version import bump
 
 DATA = Path(__file__).parent / "data"
 SMALL_LIBRARY = DATA / "library"
@@ -59,6 +60,7 @@ def _restore(snapshot: Snapshot) -> None:
     with connection.cursor() as cursor:
         for sql in connection.ops.sequence_reset_sql(no_style(), _library_models()):
             cursor.execute(sql)
+    bump()  # bulk writes send no signals: caches keyed on the version must see new rows
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ from incidents.models import (
 )
 from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
+from incidents.selectors.facet_index import paginator
 from incidents.selectors.prefetch import prefetched
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -94,7 +95,8 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     exclusions), so a count says how many cases one more click on that value would keep.
     """
     query = case_queryset(params=params)
-    page_obj = read_page(Paginator(with_facet_values(query.queryset), per_page), page)
+    cases = with_facet_values(query.queryset)
+    page_obj = read_page(paginator(cases, query.filterset, per_page), page)
     return CaseListResult(query, page_obj, facet_groups(query.filterset))
 
 

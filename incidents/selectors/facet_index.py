@@ -1,0 +1,182 @@
+"""The facet index: per facet value, the compressed bitmap (pyroaring) of the cases tagged with it.
+
+A value's bitmap holds the cases linked to it directly or through a descendant (the implied
+links), so a parent's bitmap already covers its subtree. Facet filters become unions (OR within a
+facet), intersections (AND across facets) and differences (`not_<param>`); a "what if" count is
+the cardinality of a value's bitmap intersected with the filtered set. Filters the index does not
+hold (the text search `q`, any other FilterSet filter) are read from the database as a set of ids,
+once per request, and intersected too.
+
+The index lives in the process, one per database alias, and is keyed by the library's version
+(`selectors.library_version.current()`, number and time of the last committed write): every
+request reads the version (one query) and rebuilds the index when it moved. The version is read
+before the rows, so an index is never older than the version it carries; a write committed while
+it loads only makes the next request rebuild again. PostgreSQL stays the source of truth: with many
+workers or replicas each process holds its own index and each notices a write on its next request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.core.paginator import Paginator
+from django.db import connections
+from django.db.models import QuerySet
+from django.utils.functional import cached_property
+from pyroaring import BitMap, FrozenBitMap
+
+from incidents.facets import FACETS, FacetSpec
+from incidents.filtersets import CaseFilterSet
+from incidents.models import Case, CaseFacetLink
+from incidents.selectors import library_version
+from incidents.selectors.library_version import LibraryVersion
+
+# The query parameters the index answers itself; any other active filter is read as ids.
+FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
+
+_EMPTY = FrozenBitMap()
+
+
+@dataclass(frozen=True)
+class FacetIndex:
+    """Every case id, and per facet value id the ids of the cases in its subtree."""
+
+    version: LibraryVersion
+    cases: FrozenBitMap
+    by_value: dict[int, FrozenBitMap]
+
+    def cases_of(self, value_ids: Iterable[int]) -> BitMap:
+        """The cases tagged with any of the values (or one of their descendants)."""
+        return BitMap.union(BitMap(), *(self.by_value.get(v, _EMPTY) for v in value_ids))
+
+    def count_within(self, base: BitMap | FrozenBitMap, value_ids: Iterable[int]) -> dict[int, int]:
+        """Per value, how many of the `base` cases it has (values with none are left out)."""
+        counts = {}
+        for value_id in value_ids:
+            cases = self.by_value.get(value_id)
+            if cases is not None:
+                n = cases.intersection_cardinality(base)
+                if n:
+                    counts[value_id] = n
+        return counts
+
+
+def load_index(using: str = "default") -> FacetIndex:
+    """Build the index from the database: the version first, then the cases and their links."""
+    version = library_version.current(using)
+    cases = FrozenBitMap(Case.objects.using(using).order_by().values_list("id", flat=True))
+    grouped: dict[int, list[int]] = {}
+    links = CaseFacetLink.objects.using(using).order_by().values_list("value_id", "case_id")
+    for value_id, case_id in links.iterator(chunk_size=20_000):
+        grouped.setdefault(value_id, []).append(case_id)
+    return FacetIndex(version, cases, {v: FrozenBitMap(ids) for v, ids in grouped.items()})
+
+
+_lock = threading.Lock()
+_indexes: dict[str, FacetIndex] = {}
+
+
+def current_index(using: str = "default") -> FacetIndex:
+    """This process's index of the committed library, rebuilt when the version moved."""
+    version = library_version.current(using)
+    index = _indexes.get(using)
+    if index is not None and index.version == version:
+        return index
+    with _lock:
+        index = _indexes.get(using)
+        if index is None or index.version != version:
+            index = load_index(using)
+            # Inside a transaction the rows may be this connection's own uncommitted writes:
+            # use them for this request, but keep nothing another request could reuse.
+            if not connections[using].in_atomic_block:
+                _indexes[using] = index
+        return index
+
+
+def forget(using: str = "default") -> None:
+    """Drop this process's index (the next request rebuilds it)."""
+    with _lock:
+        _indexes.pop(using, None)
+
+
+class Selection:
+    """A FilterSet's filters evaluated on the index: the cases it selects, and the bases of the
+    "what if" counts (all filters but some), each a bitmap."""
+
+    def __init__(self, index: FacetIndex, filterset: CaseFilterSet) -> None:
+        self.index = index
+        self.filterset = filterset
+        data = filterset.cleaned_data
+        vocabulary = filterset.vocabulary
+        self._values: dict[str, list[int]] = {}
+        for spec in FACETS:
+            for name in spec.params:
+                ids = [
+                    value.id
+                    for slug in data.get(name) or ()
+                    if (value := vocabulary.get(spec.facet, slug)) is not None
+                ]
+                if ids:
+                    self._values[name] = ids
+        self._others = sorted(name for name, v in data.items() if v and name not in FACET_PARAMS)
+        self._other_ids: dict[tuple[str, ...], BitMap] = {}
+
+    def cases(self, *, without: Iterable[str] = ()) -> BitMap:
+        """The cases selected by every filter but the named ones."""
+        left_out = set(without)
+        result = BitMap(self.index.cases)
+        for spec in FACETS:
+            if spec.param in self._values and spec.param not in left_out:
+                result &= self.index.cases_of(self._values[spec.param])
+            if spec.exclude_param in self._values and spec.exclude_param not in left_out:
+                result -= self.index.cases_of(self._values[spec.exclude_param])
+        others = tuple(name for name in self._others if name not in left_out)
+        if others:
+            result &= self._ids_of(others)
+        return result
+
+    def _ids_of(self, names: tuple[str, ...]) -> BitMap:
+        """The ids of the cases the named non-facet filters (the text search) select, in one
+        query per combination (a request needs one)."""
+        if names not in self._other_ids:
+            kept = self.filterset.without(*(n for n in self._others if n not in names))
+            only = kept.without(*FACET_PARAMS)
+            ids = only.qs.order_by().values_list("id", flat=True)
+            self._other_ids[names] = BitMap(ids)
+        return self._other_ids[names]
+
+    def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
+        """Per value of the facet, the cases one more click on it would give: counted on every
+        filter but the facet's own include filter (its exclusions still apply) and `without`."""
+        base = self.cases(without=(spec.param, *without))
+        values = self.filterset.vocabulary.values.values()
+        return self.index.count_within(base, (v.id for v in values if v.facet == spec.facet))
+
+
+def selection(filterset: CaseFilterSet) -> Selection:
+    """The FilterSet evaluated on the current index of its database; one per FilterSet, so a
+    request reads the version once however many counts it asks for."""
+    found: Selection | None = getattr(filterset, "_facet_selection", None)
+    if found is None:
+        found = Selection(current_index(filterset.queryset.db), filterset)
+        filterset._facet_selection = found  # type: ignore[attr-defined]
+    return found
+
+
+class CountedPaginator(Paginator[Case]):
+    """A Paginator told its count (from the index) instead of running COUNT(*)."""
+
+    def __init__(self, object_list: QuerySet[Case], per_page: int, *, count: int) -> None:
+        super().__init__(object_list, per_page)
+        self._known_count = count
+
+    @cached_property
+    def count(self) -> int:
+        return self._known_count
+
+
+def paginator(cases: QuerySet[Case], filterset: CaseFilterSet, per_page: int) -> Paginator[Case]:
+    """A paginator over the FilterSet's cases whose count the index gives."""
+    return CountedPaginator(cases, per_page, count=len(selection(filterset).cases()))
