@@ -127,6 +127,14 @@ class Case(models.Model):
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
         ordering = [Coalesce("period_start", "published").desc(nulls_last=True), "title"]
+        indexes = [
+            # The default order: the first page is read from the index, not sorted from all rows.
+            models.Index(
+                Coalesce("period_start", "published").desc(nulls_last=True),
+                "title",
+                name="case_newest_first",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
