@@ -127,14 +127,8 @@ class Case(models.Model):
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
         ordering = [Coalesce("period_start", "published").desc(nulls_last=True), "title"]
-        indexes = [
-            # The default order: the first page is read from the index, not sorted from all rows.
-            models.Index(
-                Coalesce("period_start", "published").desc(nulls_last=True),
-                "title",
-                name="case_newest_first",
-            ),
-        ]
+        # The default order has an index, case_newest_first (migration 0006, written in SQL:
+        # SQLite cannot index NULLS LAST), so a page is read from it, not sorted from all rows.
 
     def __str__(self) -> str:
         return self.title

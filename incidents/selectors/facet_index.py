@@ -32,6 +32,7 @@ from incidents.filtersets import CaseFilterSet
 from incidents.models import Case, CaseFacetLink
 from incidents.selectors import library_version
 from incidents.selectors.library_version import LibraryVersion
+from incidents.selectors.vocabulary import Vocabulary
 
 # The query parameters the index answers itself; any other active filter is read as ids.
 FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
@@ -46,6 +47,7 @@ class FacetIndex:
     version: LibraryVersion
     cases: FrozenBitMap
     by_value: dict[int, FrozenBitMap]
+    vocabulary: Vocabulary  # the facet values as of the same version
 
     def cases_of(self, value_ids: Iterable[int]) -> BitMap:
         """The cases tagged with any of the values (or one of their descendants)."""
@@ -63,15 +65,18 @@ class FacetIndex:
         return counts
 
 
-def load_index(using: str = "default") -> FacetIndex:
-    """Build the index from the database: the version first, then the cases and their links."""
-    version = library_version.current(using)
+def load_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
+    """Build the index from the database: the version first (unless just read), then the facet
+    values, the cases and their links."""
+    version = version or library_version.current(using)
+    vocabulary = Vocabulary.load(using)
     cases = FrozenBitMap(Case.objects.using(using).order_by().values_list("id", flat=True))
     grouped: dict[int, list[int]] = {}
     links = CaseFacetLink.objects.using(using).order_by().values_list("value_id", "case_id")
     for value_id, case_id in links.iterator(chunk_size=20_000):
         grouped.setdefault(value_id, []).append(case_id)
-    return FacetIndex(version, cases, {v: FrozenBitMap(ids) for v, ids in grouped.items()})
+    by_value = {v: FrozenBitMap(ids) for v, ids in grouped.items()}
+    return FacetIndex(version, cases, by_value, vocabulary)
 
 
 _lock = threading.Lock()
@@ -87,12 +92,20 @@ def current_index(using: str = "default") -> FacetIndex:
     with _lock:
         index = _indexes.get(using)
         if index is None or index.version != version:
-            index = load_index(using)
+            index = load_index(using, version)
             # Inside a transaction the rows may be this connection's own uncommitted writes:
             # use them for this request, but keep nothing another request could reuse.
             if not connections[using].in_atomic_block:
                 _indexes[using] = index
         return index
+
+
+def current_vocabulary(using: str = "default") -> Vocabulary:
+    """The facet values: the current index's (no query of their own) when this process holds
+    one, else read afresh (one query, and no index is built for it)."""
+    if _indexes.get(using) is None:
+        return Vocabulary.load(using)
+    return current_index(using).vocabulary
 
 
 def forget(using: str = "default") -> None:
@@ -122,6 +135,15 @@ class Selection:
                     self._values[name] = ids
         self._others = sorted(name for name, v in data.items() if v and name not in FACET_PARAMS)
         self._other_ids: dict[tuple[str, ...], BitMap] = {}
+
+    @property
+    def cache_key(self) -> str:
+        """The version as a cache key (number and time: a number alone can come back after a
+        rolled-back write), or "" if this index is not the process's shared one."""
+        if _indexes.get(self.filterset.queryset.db) is not self.index:
+            return ""
+        version = self.index.version
+        return f"{version.number}.{version.changed_at.timestamp()}"
 
     def cases(self, *, without: Iterable[str] = ()) -> BitMap:
         """The cases selected by every filter but the named ones."""
@@ -160,7 +182,13 @@ def selection(filterset: CaseFilterSet) -> Selection:
     request reads the version once however many counts it asks for."""
     found: Selection | None = getattr(filterset, "_facet_selection", None)
     if found is None:
-        found = Selection(current_index(filterset.queryset.db), filterset)
+        using = filterset.queryset.db
+        index = _indexes.get(using)
+        if index is None or index.vocabulary is not filterset.vocabulary:
+            # The FilterSet's vocabulary is the index's when it was checked against the version
+            # for this request (current_vocabulary); else check now.
+            index = current_index(using)
+        found = Selection(index, filterset)
         filterset._facet_selection = found  # type: ignore[attr-defined]
     return found
 
