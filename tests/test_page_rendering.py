@@ -84,3 +84,22 @@ def test_a_cached_case_row_changes_with_its_case(client: Client) -> None:
         assert "Leaky loader, renamed" in client.get("/").content.decode()
     finally:
         facet_index.forget()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cached_case_card_changes_with_its_case(client: Client) -> None:
+    load_library([SMALL_LIBRARY])  # committed, as a server's writes are
+    try:
+        page = client.get("/cases/leaky-loader/").content.decode()
+        version = current()
+        assert cache.get(
+            f"case-card:{version.number}.{version.changed_at.timestamp()}:leaky-loader"
+        )
+        assert client.get("/cases/leaky-loader/").content.decode().count("<h1") == page.count("<h1")
+        case = Case.objects.get(slug="leaky-loader")
+        case.summary = "A summary written after the card was cached."
+        case.save()  # commits and bumps the library version
+        assert case.summary in client.get("/cases/leaky-loader/").content.decode()
+        assert client.get("/cases/no-such-case/").status_code == 404
+    finally:
+        facet_index.forget()

@@ -30,7 +30,7 @@ from pyroaring import BitMap, FrozenBitMap
 from incidents.facets import FACETS, FacetSpec
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case, CaseFacetLink
-from incidents.selectors import library_version
+from incidents.selectors import library_version, page_cache
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -142,8 +142,7 @@ class Selection:
         rolled-back write), or "" if this index is not the process's shared one."""
         if _indexes.get(self.filterset.queryset.db) is not self.index:
             return ""
-        version = self.index.version
-        return f"{version.number}.{version.changed_at.timestamp()}"
+        return page_cache.key_of(self.index.version)
 
     def cases(self, *, without: Iterable[str] = ()) -> BitMap:
         """The cases selected by every filter but the named ones."""
