@@ -2,8 +2,8 @@
 
 The tree has a row for every facet value with cases (a couple of hundred rows, two links each);
 rendered by Django's template engine, node by node through a recursive include, it was most of
-the page's time. This writes the same markup with string formatting: every text escaped, every
-link made by the presenter (QueryState), nothing looked up.
+the page's time. This writes the same markup with string formatting: every text escaped (the standard
+library's `html.escape`, as Django's own), every link made by the presenter (QueryState), nothing looked up.
 
     <ul class="facet-tree"><li><div class="facet-row is-selected">
       <a class="facet-link" id="f-<param>-<slug>" href="..." data-value="<slug>" aria-current="true">
@@ -15,8 +15,9 @@ link made by the presenter (QueryState), nothing looked up.
 
 from __future__ import annotations
 
+from html import escape
+
 from django import template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from incidents.presenters.library_page import FacetNode, FacetTree
