@@ -14,6 +14,8 @@ and template stack, no network), after one warm-up request per URL.
 - floor: the SQL the page issues (captured on one request), re-run raw with psycopg on a
   connection of its own, summed (median of five runs); "x floor" is p95 / floor, and "outside
   SQL" is p50 - floor, the time spent in Python;
+- CPU: this process's CPU time per request (p50): Python's share, PostgreSQL's work excluded,
+  unlike wall time unaffected by other processes on a busy machine;
 - req/s: requests per second in a loop, beside a hello-world view on the same stack;
 - index rebuild: building the facet index from the database (what the first request after a
   write pays, once per process).
@@ -51,6 +53,7 @@ class Row:
     p95: float | None = None
     floor: float | None = None
     queries: int | None = None
+    cpu: float | None = None  # this process's CPU time per request, p50 (PostgreSQL's excluded)
     per_second: float | None = None
     note: str = ""
 
@@ -151,9 +154,22 @@ def measure_size(size: int, *, rebuild: bool, requests: int, graph: bool) -> dic
     def page(name: str, path: str, owner: str = "15", runs: int = requests) -> Row:
         response = client.get(path)  # warm-up
         assert response.status_code == 200, (path, response.status_code)
-        times = _timed(lambda: client.get(path), runs)
+        times, cpu = [], []
+        for _ in range(runs):
+            start, start_cpu = time.perf_counter(), time.process_time()
+            client.get(path)
+            cpu.append((time.process_time() - start_cpu) * 1000)
+            times.append((time.perf_counter() - start) * 1000)
         floor_ms, queries = floor(path)
-        return Row(name, owner, statistics.median(times), _p95(times), floor_ms, queries)
+        return Row(
+            name,
+            owner,
+            statistics.median(times),
+            _p95(times),
+            floor_ms,
+            queries,
+            cpu=statistics.median(cpu),
+        )
 
     def throughput(name: str, paths: list[str], owner: str, note: str = "") -> Row:
         for path in paths[:3]:
@@ -250,24 +266,27 @@ def machine() -> str:
             pg = f"PostgreSQL {row[0] if row else '?'}"
     except Exception:  # noqa: BLE001 - the machine line must not stop the table
         pg = "PostgreSQL ?"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (
         f"{cpu or 'unknown CPU'}, {os.cpu_count()} cores, {platform.system()} "
-        f"{platform.release()}, Python {platform.python_version()}, {pg}"
+        f"{platform.release()}, Python {platform.python_version()}, {pg}; "
+        f"load average at the end {load} (1, 5, 15 min)"
     )
 
 
 def table(results: list[dict[str, Any]]) -> str:
     lines = [
         "| size | what | owner | p50 ms | p95 ms | floor ms | x floor | outside SQL ms"
-        " | queries | req/s | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        " | CPU ms | queries | req/s | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for result in results:
         for r in result["rows"]:
             lines.append(
                 f"| {result['cases']:,} | {r['name']} | {r['owner']} | {_fmt(r['p50'])} "
                 f"| {_fmt(r['p95'])} | {_fmt(r['floor'])} | {_fmt(r['ratio'], 'x')} "
-                f"| {_fmt(r['outside_sql'])} | {r['queries'] or ''} | {_fmt(r['per_second'])} "
+                f"| {_fmt(r['outside_sql'])} | {_fmt(r['cpu'])} | {r['queries'] or ''} "
+                f"| {_fmt(r['per_second'])} "
                 f"| {r['note']} |"
             )
     return "\n".join(lines)
