@@ -19,7 +19,10 @@ class Vocabulary:
     by_slug: dict[tuple[str, str], FacetValue] = field(init=False)
     children: dict[int | None, list[FacetValue]] = field(init=False)
     depths: dict[int, int] = field(init=False)
+    # Asked for on every request of a page; a vocabulary is held as long as the library's version.
     _tree_orders: dict[str, list[FacetValue]] = field(init=False, default_factory=dict)
+    _slugs: dict[str, list[str]] = field(init=False, default_factory=dict)
+    _ids: dict[str, list[int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_slug = {(v.facet, v.slug): v for v in self.values.values()}
@@ -33,7 +36,17 @@ class Vocabulary:
         return cls({v.id: v for v in FacetValue.objects.using(using)})
 
     def slugs(self, facet: str) -> list[str]:
-        return sorted(slug for (f, slug) in self.by_slug if f == facet)
+        known = self._slugs.get(facet)
+        if known is None:
+            known = self._slugs[facet] = sorted(slug for (f, slug) in self.by_slug if f == facet)
+        return list(known)
+
+    def ids(self, facet: str) -> list[int]:
+        """The ids of the facet's values."""
+        known = self._ids.get(facet)
+        if known is None:
+            known = self._ids[facet] = [v.id for v in self.values.values() if v.facet == facet]
+        return known
 
     def get(self, facet: str, slug: str) -> FacetValue | None:
         return self.by_slug.get((facet, slug))
