@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.test import Client
 
-from incidents.models import Case
+from incidents.models import Case, CaseFacetLink, FacetValue
 from incidents.presenters.library_page import page_numbers
 from incidents.presenters.query_state import QueryState
 from incidents.selectors import facet_index
@@ -101,5 +101,28 @@ def test_a_cached_case_card_changes_with_its_case(client: Client) -> None:
         case.save()  # commits and bumps the library version
         assert case.summary in client.get("/cases/leaky-loader/").content.decode()
         assert client.get("/cases/no-such-case/").status_code == 404
+    finally:
+        facet_index.forget()
+
+
+def _meta_count(html: str) -> int:
+    link = html[html.index('id="f-organisation-meta"') :]
+    return int(re.search(r'<span class="count">(\d+)</span>', link).group(1))  # type: ignore[union-attr]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cached_facet_trees_change_with_the_library(client: Client) -> None:
+    load_library([SMALL_LIBRARY])  # committed, as a server's writes are
+    try:
+        before = _meta_count(client.get("/").content.decode())
+        assert _meta_count(client.get("/").content.decode()) == before  # now from the cache
+        # Another query is another tree, not the cached one.
+        assert "is-excluded" in client.get("/?not_organisation=meta").content.decode()
+        assert "is-excluded" not in client.get("/").content.decode()
+        untagged = Case.objects.exclude(links__value__slug="meta").first()
+        assert untagged is not None
+        meta = FacetValue.objects.get(facet="organisation", slug="meta")
+        CaseFacetLink.objects.create(case=untagged, value=meta)  # commits, bumps the version
+        assert _meta_count(client.get("/").content.decode()) == before + 1
     finally:
         facet_index.forget()

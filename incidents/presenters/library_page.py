@@ -210,7 +210,11 @@ def context(
         "chips": chips(state, vocabulary),
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),
-        "trees": facet_trees(state, result.facets),
+        # Called by the template only when the trees are not in the cache.
+        "trees": lambda: facet_trees(state, result.facets),
+        "trees_cache_key": (
+            f"{result.cache_key}{state.replace(page=1).href()}" if result.cache_key else ""
+        ),
         "unknown": unknown_values(vocabulary, result.errors, params),
         "page_links": page_links(state, page),
         "prev_url": (
