@@ -16,7 +16,7 @@ COLUMNS = {
 
 def create_index(apps, schema_editor):
     columns = COLUMNS.get(schema_editor.connection.vendor, COLUMNS["sqlite"])
-    schema_editor.execute(f'CREATE INDEX "case_newest_first" ON "incidents_case" ({columns})')
+    schema_editor.execute(f'CREATE INDEX IF NOT EXISTS "case_newest_first" ON "incidents_case" ({columns})')
 
 
 def drop_index(apps, schema_editor):

@@ -259,7 +259,12 @@ class IndexedPaginator(Paginator[Case]):
             top = self.count
         ids = self._found.page_ids(bottom, top)
         object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
-        by_id = {case.id: case for case in object_list.filter(id__in=ids).order_by()}
+        # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
+        # subqueries (a NOT over every link) would cost more than the page.
+        rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
+        rows = rows.prefetch_related(*lookups)
+        by_id = {case.id: case for case in rows}
         return Page([by_id[i] for i in ids if i in by_id], number, self)
 
 
