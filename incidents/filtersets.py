@@ -3,7 +3,9 @@
 Query parameters: for every facet of the registry (incidents.facets), `<param>` (facet value
 slugs, repeatable: OR within a facet, AND across facets; a parent value matches its descendants)
 and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked).
-Unknown values are left out and reported in `errors`; the valid filters still apply.
+Unknown values are left out and reported in `errors`; the valid filters still apply. Repeated
+values are read once and each parameter, and the search text, is bounded (incidents.query_params);
+what that leaves out is said in `notes`.
 
 Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 """
@@ -18,6 +20,7 @@ from django.db.models import QuerySet
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink
+from incidents.query_params import bound_params
 from incidents.search import search_cases
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -62,6 +65,10 @@ class CaseFilterSet(django_filters.FilterSet):
         vocabulary: Vocabulary | None = None,
         **kwargs: Any,
     ) -> None:
+        self.notes: list[str] = []
+        if data is not None:
+            bounded = bound_params(data)
+            data, self.notes = bounded.data, bounded.notes
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         for spec in FACETS:
@@ -109,7 +116,9 @@ class CaseFilterSet(django_filters.FilterSet):
         data = self.data.copy()
         for name in names:
             data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        narrower = type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        narrower.notes = self.notes
+        return narrower
 
     def selected(self) -> tuple[tuple[str, str], ...]:
         """(query parameter, slug) of every valid facet filter in use, in the registry's order."""

@@ -127,7 +127,7 @@ class Case(models.Model):
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
         ordering = [Coalesce("period_start", "published").desc(nulls_last=True), "title"]
-        # The default order has an index, case_newest_first (migration 0006, written in SQL:
+        # The default order has an index, case_newest_first (migration 0007, written in SQL:
         # SQLite cannot index NULLS LAST), so a page is read from it, not sorted from all rows.
 
     def __str__(self) -> str:

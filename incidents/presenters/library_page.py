@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.paginator import Page
+from django.http import QueryDict
 
 from incidents import facets
 from incidents.facets import FACETS, FacetSpec
@@ -215,7 +216,11 @@ def context(
         "trees_cache_key": (
             f"{result.cache_key}{state.replace(page=1).href()}" if result.cache_key else ""
         ),
-        "unknown": unknown_values(vocabulary, result.errors, params),
+        # The parameters as the filters read them: a value repeated 1,000 times is named once.
+        "unknown": [
+            *unknown_values(vocabulary, result.errors, result.query.filterset.data or QueryDict()),
+            *result.query.notes,
+        ],
         "page_links": page_links(state, page),
         "prev_url": (
             state.replace(page=page.previous_page_number()).href() if page.has_previous() else ""

@@ -26,7 +26,7 @@ def drop_index(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("incidents", "0005_library_state"),
+        ("incidents", "0006_editors_group"),
     ]
 
     operations = [migrations.RunPython(create_index, drop_index)]
