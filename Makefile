@@ -55,6 +55,7 @@ lint: install-dev
 	$(BIN)/djlint templates --lint
 	$(BIN)/mypy incidents
 	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
+	SECRET_KEY=lint $(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
 
 # The figures of BENCHMARKS.md: synthetic libraries in throwaway PostgreSQL databases
 # (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/); quick: make bench BENCH_SIZES=1000

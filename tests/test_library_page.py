@@ -190,8 +190,10 @@ def test_pagination_keeps_the_filters(client: Client, small_library: None) -> No
         # vocabulary, count, the page of cases, their facet values, one count per facet
         ("/", 4 + len(FACETS)),
         ("/?organisation=meta&not_symptom=job-crash", 4 + len(FACETS)),
-        # no case has every word: no page of cases; aliases, and counts for 2 suggested facets
-        ("/?q=" + SENTENCE.replace(" ", "+"), 5 + len(FACETS)),
+        # no case has every word: no page of cases; the suggestion lexicon's signature, and
+        # counts for 2 suggested facets; the library changed since the last suggestion, so the
+        # lexicon is rebuilt too (aliases, tags, case text), whatever the number of cases
+        ("/?q=" + SENTENCE.replace(" ", "+"), 5 + 3 + len(FACETS)),
     ],
 )
 def test_query_count_is_pinned_whatever_the_number_of_cases(
@@ -214,3 +216,16 @@ def test_the_issue_bar_on_the_real_library(client: Client, seeded_library: None)
     second = next(h for h in _hrefs(after, "chip chip-suggested") if "training-data-loader" in h)
     final = _html(client, "/" + second)
     assert "acme-seren-kalos-pretraining-failures" in _listed(final)
+
+
+def test_kind_setting_year_and_ordering_are_chips_too(client: Client, small_library: None) -> None:
+    html = _html(client, "/?kind=incident&year_min=2023&ordering=oldest")
+    assert _listed(html) == ["leaky-loader"]
+    text = _text(html)
+    assert "Kind Incident ×" in text and "From year 2023 ×" in text
+    assert "1 to 1 of 1, oldest first" in text
+    assert _hrefs(html, "chip") == [
+        "?year_min=2023&ordering=oldest",
+        "?kind=incident&ordering=oldest",
+        "?kind=incident&year_min=2023",
+    ]

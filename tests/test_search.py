@@ -57,9 +57,19 @@ def test_words_written_together_or_apart(small_library: None) -> None:
 
 
 def test_a_longer_name_wins_over_the_shorter_one_inside_it(small_library: None) -> None:
-    FacetValue.objects.create(facet="component", slug="nccl", name="NCCL")
+    FacetValue.objects.create(facet="symptom", slug="timeout", name="Timeout")
     assert _found("an nccl timeout") == [("symptom", "nccl-timeout")]
+    assert _found("the job hit a timeout") == [("symptom", "timeout")]
+
+
+def test_a_component_may_sit_inside_another_facets_words(small_library: None) -> None:
+    """ "NCCL timeout" also says where: in NCCL; but "data leak" is no memory leak."""
+    FacetValue.objects.create(facet="component", slug="nccl", name="NCCL")
+    FacetValue.objects.create(facet="root_cause", slug="leak", name="Leak")
+    FacetValue.objects.create(facet="symptom", slug="data-leak", name="Data leak")
+    assert _found("an nccl timeout") == [("symptom", "nccl-timeout"), ("component", "nccl")]
     assert _found("nccl was upgraded") == [("component", "nccl")]
+    assert _found("a data leak") == [("symptom", "data-leak")]
 
 
 def test_everyday_words_spelt_as_acronyms_need_their_capitals(small_library: None) -> None:

@@ -31,6 +31,17 @@ class FacetValue(models.Model):
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
     )
+    phrases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='How engineers say it in their own words ("fell off the bus"); suggestion only.',
+    )
+    ambiguous = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='The value\'s name or aliases that are also everyday words ("node", "FAIR").',
+    )
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["facet", "name"]
@@ -122,12 +133,13 @@ class Case(models.Model):
         FacetValue, through="CaseFacetLink", related_name="cases", blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    # Indexed: the suggestion engine's cache reads the latest change on every call.
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
     class Meta:
         # Newest first: by when it happened, or, where the source gives no period, when it was published.
         ordering = [Coalesce("period_start", "published").desc(nulls_last=True), "title"]
-        # The default order has an index, case_newest_first (migration 0007, written in SQL:
+        # The default order has an index, case_newest_first (migration 0008, written in SQL:
         # SQLite cannot index NULLS LAST), so a page is read from it, not sorted from all rows.
 
     def __str__(self) -> str:
@@ -238,6 +250,13 @@ class CaseItemLink(models.Model):
     class Meta:
         abstract = True
         ordering = ["case", "position"]
+        # A case links to an item once; "%(class)s" names it per model ("caselesson_unique").
+        constraints = [
+            models.UniqueConstraint(fields=["case", "item"], name="%(class)s_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def text(self) -> str:
@@ -250,39 +269,15 @@ class CaseRemediation(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="remediation_links")
     item = models.ForeignKey(Remediation, on_delete=models.PROTECT, related_name="case_links")
 
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caseremediation_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
-
 
 class CaseActionItem(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="action_item_links")
     item = models.ForeignKey(ActionItem, on_delete=models.PROTECT, related_name="case_links")
 
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caseactionitem_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
-
 
 class CaseLesson(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="lesson_links")
     item = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="case_links")
-
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caselesson_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
 
 
 def format_period_point(date: object, precision: str) -> str:

@@ -64,6 +64,9 @@ class VocabularyEntry:
     parent: str | None
     aliases: tuple[str, ...]
     file: str
+    # How engineers say it (suggestions only), and the name or aliases that are everyday words.
+    phrases: tuple[str, ...] = ()
+    ambiguous: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,21 @@ def library_files(paths: Iterable[Path]) -> Iterator[tuple[str, Path]]:
 
 def read_library(paths: Iterable[Path], *, root: Path | None = None) -> LibraryData:
     """Read and validate library files; raise LibraryError listing every problem found."""
+    data, problems = read_library_collecting(paths, root=root)
+    if problems:
+        raise LibraryError(problems)
+    return data
+
+
+def read_library_collecting(
+    paths: Iterable[Path], *, root: Path | None = None
+) -> tuple[LibraryData, list[Problem]]:
+    """Read and validate library files: every entry that could be read, and every problem.
+
+    The loader goes on to check the entries against the database, so that one run lists the
+    problems of the files' format and of their references together.
+    """
+    paths = list(paths)
     problems: list[Problem] = []
     data = LibraryData()
     seen_any = False
@@ -90,9 +105,7 @@ def read_library(paths: Iterable[Path], *, root: Path | None = None) -> LibraryD
             Problem(", ".join(str(p) for p in paths), None, None, "holds no case files")
         )
     _check_duplicates(data, problems)
-    if problems:
-        raise LibraryError(problems)
-    return data
+    return data, problems
 
 
 def _display(path: Path, root: Path | None) -> str:
@@ -143,7 +156,7 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
             )
         )
         return
-    keys = {"slug", "name", "description", "parent", "aliases"}
+    keys = {"slug", "name", "description", "parent", "aliases", "phrases", "ambiguous"}
     for c, item in _mapping_entries(path, display, problems, noun="value", keys=keys):
         slug = c.slug(item.get("slug"), "slug")
         name = c.text(item, "name", required=True, max_len=150)
@@ -153,20 +166,45 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
             parent = c.slug(parent, "parent") or None
             if parent == slug:
                 c.add("parent", "a value cannot be its own parent")
-        aliases_raw = item.get("aliases") or []
-        aliases: list[str] = []
-        if not isinstance(aliases_raw, list):
-            c.add("aliases", "must be a list of words")
-        else:
-            for a_index, alias in enumerate(aliases_raw):
-                if not isinstance(alias, str) or not alias.strip():
-                    c.add(f"aliases[{a_index}]", "must be non-empty text")
-                elif text := c.words(alias, f"aliases[{a_index}]", max_len=ALIAS_MAX):
-                    aliases.append(text)
+        aliases = _word_list(c, item, "aliases")
+        phrases = _word_list(c, item, "phrases")
+        ambiguous = _word_list(c, item, "ambiguous")
+        spellings = {spelling_key(t) for t in (name, *aliases, *phrases)}
+        for a_index, word in enumerate(ambiguous):
+            if spelling_key(word) not in spellings:
+                c.add(
+                    f"ambiguous[{a_index}]",
+                    f"{word!r} is not the name, an alias or a phrase of this value",
+                )
         if slug and name:
             data.vocabulary.append(
-                VocabularyEntry(facet, slug, name, description, parent, tuple(aliases), display)
+                VocabularyEntry(
+                    facet,
+                    slug,
+                    name,
+                    description,
+                    parent,
+                    tuple(aliases),
+                    display,
+                    phrases=tuple(phrases),
+                    ambiguous=tuple(ambiguous),
+                )
             )
+
+
+def _word_list(c: FieldReader, item: dict[str, Any], key: str) -> list[str]:
+    """A list of words or phrases (aliases, phrases, ambiguous), whitespace collapsed."""
+    raw = item.get(key) or []
+    found: list[str] = []
+    if not isinstance(raw, list):
+        c.add(key, "must be a list of words")
+        return found
+    for index, text in enumerate(raw):
+        if not isinstance(text, str) or not text.strip():
+            c.add(f"{key}[{index}]", "must be non-empty text")
+        elif words := c.words(text, f"{key}[{index}]", max_len=ALIAS_MAX):
+            found.append(words)
+    return found
 
 
 def _read_shared(path: Path, display: str, data: LibraryData, problems: list[Problem]) -> None:
@@ -242,6 +280,7 @@ def _check_duplicates(data: LibraryData, problems: list[Problem]) -> None:
                 )
             else:
                 by_key[key] = (entry, text)
+    _check_phrases(data, by_key, problems)
     seen_shared: dict[tuple[str, str], SharedEntry] = {}
     for shared in data.shared:
         first_shared = seen_shared.get((shared.kind, shared.slug))
@@ -267,3 +306,35 @@ def _check_duplicates(data: LibraryData, problems: list[Problem]) -> None:
                 )
             )
         seen_cases[case.slug] = case
+
+
+def _check_phrases(
+    data: LibraryData,
+    spellings: dict[str, tuple[VocabularyEntry, str]],
+    problems: list[Problem],
+) -> None:
+    """A phrase says one value in other words: never a name or alias, never another's phrase."""
+    seen: dict[str, VocabularyEntry] = {}
+    for entry in data.vocabulary:
+        label = f"value '{entry.slug}'"
+        for text in entry.phrases:
+            key = spelling_key(text)
+            named = spellings.get(key)
+            if named is not None:
+                problems.append(
+                    Problem(
+                        entry.file,
+                        label,
+                        "phrases",
+                        f"{text!r} is already the name or an alias of '{named[0].slug}'",
+                    )
+                )
+            elif key in seen:
+                other = "this value" if seen[key] is entry else f"'{seen[key].slug}'"
+                problems.append(
+                    Problem(
+                        entry.file, label, "phrases", f"{text!r} is already a phrase of {other}"
+                    )
+                )
+            else:
+                seen[key] = entry

@@ -28,8 +28,10 @@ from incidents.services.library_entries import (
     SharedEntry,
     VocabularyEntry,
 )
-from incidents.services.library_files import read_library
+from incidents.services.library_files import read_library_collecting
 from incidents.services.library_version import bump
+from incidents.services.value_hints import unknown_value_message, vocabulary_lexicon
+from incidents.suggest.lexicon import Lexicon
 from incidents.text import spelling_key
 
 # The three shared kinds share one shape; typed loosely so one loop can serve them all.
@@ -63,12 +65,12 @@ class LoadReport:
 def load_library(paths: Iterable[Path], *, root: Path | None = None) -> LoadReport:
     """Load or update the library from files or folders; all or nothing.
 
-    Raises LibraryError naming file, entry and field for every problem; the database is then
-    left exactly as it was.
+    Raises LibraryError naming file, entry and field for every problem, those of the files'
+    format and those of their references together; the database is then left exactly as it was.
     """
-    data = read_library(list(paths), root=root)
+    data, problems = read_library_collecting(list(paths), root=root)
     with transaction.atomic():
-        return _apply(data)
+        return _apply(data, problems)
 
 
 def load_entries(data: LibraryData) -> LoadReport:
@@ -78,12 +80,27 @@ def load_entries(data: LibraryData) -> LoadReport:
         return _apply(data)
 
 
-def _apply(data: LibraryData) -> LoadReport:
+def _apply(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
+    """Write the entries; on any problem (`found` while reading, or met here) raise them all.
+
+    References (facet values, shared entries) are checked against the database and the files
+    before anything is written, so that one run lists them with the problems of the format.
+    """
     report = LoadReport()
-    problems: list[Problem] = []
+    problems: list[Problem] = list(found or [])
+    known_values = set(FacetValue.objects.values_list("facet", "slug")) | {
+        (e.facet, e.slug) for e in data.vocabulary
+    }
+    known_shared = {
+        kind: set(model.objects.values_list("slug", flat=True))
+        | {e.slug for e in data.shared if e.kind == kind}
+        for kind, model in SHARED_MODELS.items()
+    }
+    _check_case_references(data.cases, known_values, known_shared, problems, data)
+    if problems:
+        raise LibraryError(problems)
     values = _apply_vocabulary(data.vocabulary, report, problems)
     shared = {kind: _apply_shared(kind, data.shared, report) for kind in SHARED_MODELS}
-    _check_case_references(data.cases, values, shared, problems)
     if problems:
         raise LibraryError(problems)
     for entry in data.cases:
@@ -136,10 +153,18 @@ def _apply_vocabulary(
     for entry in entries:
         value = existing[(entry.facet, entry.slug)]
         parent = existing[(entry.facet, entry.parent)] if entry.parent else None
-        wanted = (entry.name, entry.description, parent.id if parent else None)
-        changed = (value.name, value.description, value.parent_id) != wanted
+        wanted = (
+            entry.name,
+            entry.description,
+            parent.id if parent else None,
+            list(entry.phrases),
+            list(entry.ambiguous),
+        )
+        current = (value.name, value.description, value.parent_id, value.phrases, value.ambiguous)
+        changed = current != wanted
         if changed:
             value.name, value.description, value.parent = entry.name, entry.description, parent
+            value.phrases, value.ambiguous = list(entry.phrases), list(entry.ambiguous)
             value.save()
         if (entry.facet, entry.slug) in created:
             report.note("facet values", "created")
@@ -243,12 +268,27 @@ def _apply_shared(kind: str, entries: list[SharedEntry], report: LoadReport) -> 
     return existing
 
 
+class _Hints:
+    """Messages for unknown values, the engine's lexicon built on the first one only."""
+
+    def __init__(self, data: LibraryData) -> None:
+        self.data = data
+        self.lexicon: Lexicon | None = None
+
+    def message(self, facet: str, slug: str) -> str:
+        if self.lexicon is None:
+            self.lexicon = vocabulary_lexicon(self.data.vocabulary)
+        return unknown_value_message(facet, slug, self.lexicon)
+
+
 def _check_case_references(
     cases: list[CaseEntry],
-    values: dict[tuple[str, str], FacetValue],
-    shared: dict[str, dict[str, Any]],
+    values: set[tuple[str, str]],
+    shared: dict[str, set[str]],
     problems: list[Problem],
+    data: LibraryData,
 ) -> None:
+    hints = _Hints(data)
     for case in cases:
         label = f"case '{case.slug}'"
         for facet, slugs in case.facets.items():
@@ -259,10 +299,10 @@ def _check_case_references(
                             case.file,
                             label,
                             f"{facets.spec(facet).fixture_key}[{index}]",
-                            f"{slug!r} is not a known {facet.replace('_', ' ')} value",
+                            hints.message(facet, slug),
                         )
                     )
-        problems.extend(_unknown_breakdown_values(case, values))
+        problems.extend(_unknown_breakdown_values(case, values, hints))
         for kind, refs in case.items.items():
             for index, ref in enumerate(refs):
                 if ref.slug not in shared[kind]:
@@ -277,7 +317,7 @@ def _check_case_references(
 
 
 def _unknown_breakdown_values(
-    case: CaseEntry, values: dict[tuple[str, str], FacetValue]
+    case: CaseEntry, values: set[tuple[str, str]], hints: _Hints
 ) -> Iterable[Problem]:
     """A problem for each facet value a breakdown row maps to that is not in the vocabulary."""
     for t_index, table in enumerate(case.breakdowns):
@@ -290,5 +330,5 @@ def _unknown_breakdown_values(
                             case.file,
                             f"case '{case.slug}'",
                             f"breakdowns[{t_index}].rows[{r_index}].maps_to.{key}[{index}]",
-                            f"{slug!r} is not a known {facet.replace('_', ' ')} value",
+                            hints.message(facet, slug),
                         )

@@ -90,13 +90,22 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
             route.abort()
 
     context.route("**/*", guard)
+    # Say where a refusal of the Content Security Policy came from (file, line, element).
+    context.add_init_script(
+        "document.addEventListener('securitypolicyviolation', e => console.error("
+        "'Content Security Policy refused ' + e.violatedDirective + ' at ' + e.sourceFile + ':' +"
+        " e.lineNumber + ' on ' + (e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 160)"
+        " : e.target)))"
+    )
     opened = context.new_page()
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
     # The Content Security Policy is enforced on every page: anything it refuses fails the test.
     opened.on(
         "console",
         lambda message: (
-            errors.append(message.text) if "Content Security Policy" in message.text else None
+            errors.append(f"{message.text} at {message.location}")
+            if "Content Security Policy" in message.text
+            else None
         ),
     )
     opened.set_default_timeout(TIMEOUT_MS)

@@ -26,7 +26,7 @@ def drop_index(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("incidents", "0006_editors_group"),
+        ("incidents", "0007_facet_value_phrases"),
     ]
 
     operations = [migrations.RunPython(create_index, drop_index)]

@@ -1,0 +1,81 @@
+"""Words as the suggestion engine compares them: a spelling key, then a Snowball stem.
+
+"GPUs" and "gpu", "timeouts" and "timeout", "leaking", "leaked" and "leak", "crashing" and
+"crash", "fell" and "falls" all come out the same. Each word is first lemmatised (simplemma's
+English dictionary: irregular forms such as "fell", "went", "blew"), then stemmed with
+PyStemmer's English (Porter 2) algorithm; the
+spelling key (incidents.text) first folds case, accents and plurals, so that acronyms with a
+plural "s" ("GPUs", "XIDs") lose it as the vocabulary's own spellings do.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+import simplemma
+import Stemmer
+
+from incidents.text import spelling_key
+
+_TOKEN = re.compile(r"[^\W_]+")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a text: its stem, its spelling key, where it is, and how it was written."""
+
+    stem: str
+    key: str
+    start: int
+    end: int
+    written: str
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(key: str) -> str:
+    """The Snowball stem of a spelling key ("leaking" -> "leak"); digits and codes stay whole."""
+    if not key or any(ch.isdigit() for ch in key):
+        return key
+    # The lemma first, for irregular forms the stemmer leaves apart ("fell", "went", "blew").
+    return str(_STEMMER.stemWord(simplemma.lemmatize(key, lang="en")))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _forms(word: str) -> tuple[str, str]:
+    """(stem, spelling key) of one written word."""
+    key = spelling_key(word).replace(" ", "")
+    return (stem(key) if key else ""), key
+
+
+def tokens(text: str) -> list[Token]:
+    """Every word of the text, in order."""
+    found = []
+    for match in _TOKEN.finditer(text):
+        word = match.group()
+        word_stem_, key = _forms(word)
+        if key:
+            found.append(Token(word_stem_, key, match.start(), match.end(), word))
+    return found
+
+
+def stems(text: str) -> list[str]:
+    """The stems of a name, alias or phrase, in order."""
+    return [t.stem for t in tokens(text)]
+
+
+def word_stem(token: str) -> str:
+    """A crude stem: "-ing" and "-ed" removed, a doubled final consonant undoubled.
+
+    Kept for text search, which tests it as a substring of case text (where a Snowball stem
+    such as "overh" for "overheating" would also find "overhead").
+    """
+    for suffix in ("ing", "ed"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            base = token[: -len(suffix)]
+            if base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]
+            return base
+    return token
