@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run serve test install install-dev provision lint kubegap.pyz bench-kubegap bench-graph
+.PHONY: run serve test install install-dev provision lint bench kubegap.pyz bench-kubegap bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,13 @@ lint: install-dev
 	$(BIN)/mypy incidents
 	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
 	SECRET_KEY=lint $(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
+
+# The figures of BENCHMARKS.md: synthetic libraries in throwaway PostgreSQL databases
+# (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/); quick: make bench BENCH_SIZES=1000
+BENCH_SIZES ?= 1000 10000 100000
+BENCH_ARGS ?=
+bench: install-dev
+	$(BIN)/python -m tests.bench.run $(BENCH_SIZES) $(BENCH_ARGS)
 
 # kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
 kubegap.pyz: install

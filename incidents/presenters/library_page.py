@@ -109,8 +109,8 @@ def facet_trees(state: QueryState, groups: list[FacetGroup]) -> list[FacetTree]:
         for item in group.values:
             node = FacetNode(
                 item,
-                state.toggled(group.spec.param, item.value.slug).href(),
-                state.toggled_exclusion(group.spec.param, item.value.slug).href(),
+                state.toggled_href(group.spec.param, item.value.slug),
+                state.toggled_exclusion_href(group.spec.param, item.value.slug),
             )
             del stack[item.depth :]
             (stack[-1].children if stack else roots).append(node)
@@ -132,9 +132,12 @@ def _visible(nodes: list[FacetNode]) -> list[FacetNode]:
 def case_rows(page: Page[Case]) -> list[CaseRow]:
     """The listed cases with their values linked to the library filtered by each."""
     rows = []
+    every_case = QueryState()
     for case in page.object_list:
         links = {
-            facet: [(v, QueryState().including(v).href()) for v in values]
+            facet: [
+                (v, every_case.toggled_href(facets.spec(v.facet).param, v.slug)) for v in values
+            ]
             for facet, values in values_by_facet(case).items()
         }
         rows.append(
@@ -151,11 +154,32 @@ def case_rows(page: Page[Case]) -> list[CaseRow]:
     return rows
 
 
-def page_links(state: QueryState, page: Page[Case]) -> list[tuple[int, str, bool]]:
-    """(number, url, current?) for every page; lists are short, so every page is shown."""
+# Pages linked on either side of the current one (the first and the last are always linked).
+PAGE_WINDOW = 2
+
+
+def page_numbers(current: int, last: int) -> list[int | None]:
+    """The page numbers to link: the first, the last and a window around the current page, with
+    None where pages are left out ("1 … 4 5 6 7 8 … 5000")."""
+    kept = sorted(
+        {1, last} | set(range(max(1, current - PAGE_WINDOW), min(last, current + PAGE_WINDOW) + 1))
+    )
+    numbers: list[int | None] = []
+    for number in kept:
+        if numbers and number - (numbers[-1] or 0) > 1:
+            numbers.append(number - 1 if number - (numbers[-1] or 0) == 2 else None)
+        numbers.append(number)
+    return numbers
+
+
+def page_links(state: QueryState, page: Page[Case]) -> list[tuple[int | None, str, bool]]:
+    """(number, url, current?) for the pages worth a link, (None, "", False) for a gap: a
+    library of 100,000 cases has 5,000 pages, and a link to each would be most of the page."""
     return [
         (number, state.replace(page=number).href(), number == page.number)
-        for number in page.paginator.page_range
+        if number is not None
+        else (None, "", False)
+        for number in page_numbers(page.number, page.paginator.num_pages)
     ]
 
 
@@ -170,13 +194,18 @@ def context(
     vocabulary = result.query.vocabulary
     return {
         "result": result,
+        "rows_cache_key": result.cache_key,
         "state": state,
         "rows": case_rows(page),
         "chips": chips(state, vocabulary),
         "order_label": next((c.text for c in chips(state, vocabulary) if c.label == "Order"), ""),
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),
-        "trees": facet_trees(state, result.facets),
+        # Called by the template only when the trees are not in the cache.
+        "trees": lambda: facet_trees(state, result.facets),
+        "trees_cache_key": (
+            f"{result.cache_key}{state.replace(page=1).href()}" if result.cache_key else ""
+        ),
         # The parameters as the filters read them: a value repeated 1,000 times is named once.
         "unknown": [
             *unknown_values(vocabulary, result.errors, result.query.filterset.data or QueryDict()),

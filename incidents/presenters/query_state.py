@@ -15,6 +15,7 @@ another page ("/cost/?symptom=nccl-timeout").
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +89,44 @@ class QueryState:
         if encoded:
             return f"{self.path}?{encoded}"
         return self.path or "?"
+
+    def toggled_href(self, param: str, slug: str) -> str:
+        """`toggled(param, slug).href()`; a facet tree asks it of every value, so when the value
+        is not in use (the link adds it) the address is made without building the copy."""
+        if self._uses(param, slug):
+            return self.toggled(param, slug).href()
+        return self._href_adding(param, slug)
+
+    def toggled_exclusion_href(self, param: str, slug: str) -> str:
+        """`toggled_exclusion(param, slug).href()`, as cheaply as `toggled_href`."""
+        if self._uses(param, slug):
+            return self.toggled_exclusion(param, slug).href()
+        return self._href_adding(facets.BY_PARAM[param].exclude_param, slug)
+
+    def _uses(self, param: str, slug: str) -> bool:
+        return (facets.BY_PARAM[param].facet, slug) in self._in_use
+
+    @functools.cached_property
+    def _in_use(self) -> frozenset[tuple[str, str]]:
+        """(facet, slug) of every selected value, included or excluded."""
+        return frozenset(
+            (spec.facet, slug)
+            for name, slug in self.selected
+            if (spec := facets.spec_of_param(name)) is not None
+        )
+
+    @functools.cached_property
+    def _encoded_around_selection(self) -> tuple[str, str]:
+        """The encoded parameters before an added selection (text, selections) and after it
+        (sentence, options); the page is left out, as a changed selection starts on page 1."""
+        head = ([("q", self.q)] if self.q else []) + list(self.selected)
+        tail = ([(WORDS_PARAM, self.words)] if self.words else []) + list(self.options)
+        return urlencode(head), urlencode(tail)
+
+    def _href_adding(self, name: str, slug: str) -> str:
+        head, tail = self._encoded_around_selection
+        encoded = "&".join(part for part in (head, _encoded_pair(name, slug), tail) if part)
+        return f"{self.path}?{encoded}"
 
     def filter_inputs(self) -> list[tuple[str, str]]:
         """Hidden form inputs that carry the filters (text and facets) with a form's own fields."""
@@ -163,6 +202,12 @@ class QueryState:
                     Chip(spec.label, value.name, excluded, self.without(name, slug).href())
                 )
         return found
+
+
+@functools.lru_cache(maxsize=8192)
+def _encoded_pair(name: str, slug: str) -> str:
+    """ "name=slug", encoded (the same few thousand pairs are asked for on every page)."""
+    return urlencode([(name, slug)])
 
 
 def value_link(value: FacetValue, view_name: str = "incidents:case-list") -> str:

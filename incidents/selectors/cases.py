@@ -27,6 +27,8 @@ from incidents.models import (
 )
 from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
+from incidents.selectors.facet_index import current_vocabulary, paginator, selection
+from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.prefetch import prefetched
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -54,6 +56,7 @@ class CaseQuery:
 def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> CaseQuery:
     """Apply the one FilterSet to the request's parameters: the filtered cases, newest first
     (best match first with `q`), and the errors of the values it had to leave out."""
+    vocabulary = vocabulary or current_vocabulary()
     filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
     errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
     return CaseQuery(filterset.qs, errors, filterset)
@@ -74,6 +77,17 @@ class CaseListResult:
     @property
     def errors(self) -> dict[str, list[str]]:
         return self.query.errors
+
+    @property
+    def version(self) -> LibraryVersion:
+        """The library version the counts were made at."""
+        return selection(self.query.filterset).index.version
+
+    @property
+    def cache_key(self) -> str:
+        """What fragments that depend only on the library may be cached under ("" when they must
+        not be: read inside a transaction, the version may not be committed)."""
+        return selection(self.query.filterset).cache_key
 
 
 def direct_links_prefetch() -> Prefetch[Any]:
@@ -99,7 +113,8 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     exclusions), so a count says how many cases one more click on that value would keep.
     """
     query = case_queryset(params=params)
-    page_obj = read_page(Paginator(with_facet_values(query.queryset), per_page), page)
+    cases = with_facet_values(query.queryset)
+    page_obj = read_page(paginator(cases, query.filterset, per_page), page)
     return CaseListResult(query, page_obj, facet_groups(query.filterset))
 
 

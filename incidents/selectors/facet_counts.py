@@ -1,12 +1,15 @@
 """ "What if" counts: for every facet value, the cases one more click on it would give.
 
 A facet is counted on the cases its FilterSet selects `without` that facet's own include filter
-(its exclusions still apply), with one grouped query per facet; a value counts the distinct cases
-tagged with it or a descendant, through the implied links.
+(its exclusions still apply); a value counts the distinct cases tagged with it or a descendant,
+through the implied links. The counts come from the facet index (incidents.selectors.facet_index,
+bitmaps keyed by the library's version); `sql_counter` counts the same with one grouped query per
+facet, the reference the index is tested against.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
@@ -15,7 +18,11 @@ from incidents import facets
 from incidents.facets import FACETS, FacetSpec
 from incidents.filtersets import CaseFilterSet
 from incidents.models import CaseFacetLink, FacetValue
+from incidents.selectors.facet_index import Selection, selection
 from incidents.suggest import Suggestion, suggest_filters
+
+# Counts of one facet's values: (facet, filter names left out) -> {value id: cases}.
+Counter = Callable[[FacetSpec, tuple[str, ...]], dict[int, int]]
 
 
 @dataclass(frozen=True)
@@ -66,13 +73,33 @@ def _counts(filterset: CaseFilterSet, **value_filter: object) -> dict[int, int]:
     )
 
 
-def facet_groups(filterset: CaseFilterSet) -> list[FacetGroup]:
-    """Every facet's values (tree order) with their "what if" counts; one query per facet."""
+def sql_counter(filterset: CaseFilterSet) -> Counter:
+    """Counts by SQL: one grouped query over the links per facet (the index's reference)."""
+
+    def count(spec: FacetSpec, without: tuple[str, ...]) -> dict[int, int]:
+        return _counts(filterset.without(spec.param, *without), value__facet=spec.facet)
+
+    return count
+
+
+def index_counter(found: Selection) -> Counter:
+    """Counts from the facet index: bitmap intersections, no query."""
+
+    def count(spec: FacetSpec, without: tuple[str, ...]) -> dict[int, int]:
+        return found.counts(spec, without=without)
+
+    return count
+
+
+def facet_groups(filterset: CaseFilterSet, *, counter: Counter | None = None) -> list[FacetGroup]:
+    """Every facet's values (tree order) with their "what if" counts (from the facet index
+    unless another counter is given)."""
+    count = counter or index_counter(selection(filterset))
     vocabulary = filterset.vocabulary
     selected = set(filterset.selected())
     groups = []
     for spec in FACETS:
-        counts = _counts(filterset.without(spec.param), value__facet=spec.facet)
+        counts = count(spec, ())
         groups.append(
             FacetGroup(
                 spec,
@@ -93,10 +120,12 @@ def facet_groups(filterset: CaseFilterSet) -> list[FacetGroup]:
     return groups
 
 
-def suggestions_for(filterset: CaseFilterSet, text: str) -> list[CountedSuggestion]:
+def suggestions_for(
+    filterset: CaseFilterSet, text: str, *, counter: Counter | None = None
+) -> list[CountedSuggestion]:
     """The facet values named in `text` that the filters do not use yet, each with what following
     it gives: its facet's "what if" count once the words are dropped (the suggestion replaces
-    them). One query for the aliases, then one grouped query per facet that has suggestions."""
+    them). One query for the aliases; the counts come from the facet index."""
     if not text:
         return []
     in_use = set(filterset.selected())
@@ -105,9 +134,13 @@ def suggestions_for(filterset: CaseFilterSet, text: str) -> list[CountedSuggesti
         for s in suggest_filters(text, values=filterset.vocabulary.values.values())
         if not any((name, s.value.slug) in in_use for name in facets.spec(s.facet).params)
     ]
+    if not found:
+        return []
+    count = counter or index_counter(selection(filterset))
     counts: dict[int, int] = {}
     for spec in FACETS:
-        ids = [s.value.id for s in found if s.facet == spec.facet]
+        ids = {s.value.id for s in found if s.facet == spec.facet}
         if ids:
-            counts.update(_counts(filterset.without("q", *spec.params), value_id__in=ids))
+            by_value = count(spec, ("q", spec.exclude_param))
+            counts.update({v: n for v, n in by_value.items() if v in ids})
     return [CountedSuggestion(s, counts.get(s.value.id, 0)) for s in found]

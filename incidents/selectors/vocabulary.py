@@ -18,19 +18,35 @@ class Vocabulary:
     values: dict[int, FacetValue]
     by_slug: dict[tuple[str, str], FacetValue] = field(init=False)
     children: dict[int | None, list[FacetValue]] = field(init=False)
+    depths: dict[int, int] = field(init=False)
+    # Asked for on every request of a page; a vocabulary is held as long as the library's version.
+    _tree_orders: dict[str, list[FacetValue]] = field(init=False, default_factory=dict)
+    _slugs: dict[str, list[str]] = field(init=False, default_factory=dict)
+    _ids: dict[str, list[int]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_slug = {(v.facet, v.slug): v for v in self.values.values()}
         self.children = defaultdict(list)
         for value in sorted(self.values.values(), key=lambda v: v.name.lower()):
             self.children[value.parent_id].append(value)
+        self.depths = {value.id: self._depth(value) for value in self.values.values()}
 
     @classmethod
-    def load(cls) -> Vocabulary:
-        return cls({v.id: v for v in FacetValue.objects.all()})
+    def load(cls, using: str = "default") -> Vocabulary:
+        return cls({v.id: v for v in FacetValue.objects.using(using)})
 
     def slugs(self, facet: str) -> list[str]:
-        return sorted(slug for (f, slug) in self.by_slug if f == facet)
+        known = self._slugs.get(facet)
+        if known is None:
+            known = self._slugs[facet] = sorted(slug for (f, slug) in self.by_slug if f == facet)
+        return list(known)
+
+    def ids(self, facet: str) -> list[int]:
+        """The ids of the facet's values."""
+        known = self._ids.get(facet)
+        if known is None:
+            known = self._ids[facet] = [v.id for v in self.values.values() if v.facet == facet]
+        return known
 
     def get(self, facet: str, slug: str) -> FacetValue | None:
         return self.by_slug.get((facet, slug))
@@ -39,6 +55,11 @@ class Vocabulary:
         return [v for v in self.children[None] if v.facet == facet]
 
     def depth(self, value: FacetValue) -> int:
+        """How many ancestors the value has (0 for a root)."""
+        known = self.depths.get(value.id)
+        return known if known is not None else self._depth(value)
+
+    def _depth(self, value: FacetValue) -> int:
         depth, current = 0, value.parent_id
         while current is not None and depth < 20:
             depth += 1
@@ -54,6 +75,12 @@ class Vocabulary:
 
     def in_tree_order(self, facet: str) -> list[FacetValue]:
         """Every value of a facet, each parent followed by its children (depth first)."""
+        known = self._tree_orders.get(facet)
+        if known is None:
+            known = self._tree_orders[facet] = self._in_tree_order(facet)
+        return list(known)
+
+    def _in_tree_order(self, facet: str) -> list[FacetValue]:
         ordered: list[FacetValue] = []
 
         def walk(items: list[FacetValue]) -> None:

@@ -1,19 +1,41 @@
-"""The case page: the whole case card, similar cases, and the kubegap checks that cite it."""
+"""The case page: the whole case card, similar cases, and the kubegap checks that cite it.
+
+The card depends only on the case and the library, so it is rendered once per library version
+and then served from the cache (one query for the version) until the next write.
+"""
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 
 from incidents.models import Case
 from incidents.presenters import case_page
 from incidents.selectors.cases import case_detail as select_case
 from incidents.selectors.checks import checks_citing
+from incidents.selectors.page_cache import version_key
 from incidents.selectors.related import broad_areas, similar_cases
+
+# Cached cards outlive no write (the key holds the version); this only bounds idle ones.
+CARD_SECONDS = 24 * 3600
 
 
 def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """The case card: symptoms, causes, components, factors, detection, remedies, lessons, sources."""
+    version = version_key()
+    key = f"case-card:{version}:{slug}" if version else ""
+    card: tuple[str, str] | None = cache.get(key) if key else None
+    if card is None:
+        card = _render_card(request, slug)
+        if key:
+            cache.set(key, card, CARD_SECONDS)
+    title, html = card
+    return render(request, "incidents/case_detail.html", {"title": title, "card": html})
+
+
+def _render_card(request: HttpRequest, slug: str) -> tuple[str, str]:
     try:
         case = select_case(slug=slug)
     except Case.DoesNotExist as exc:
@@ -22,4 +44,4 @@ def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context["similar"] = similar_cases(case=case)
     context["areas"] = broad_areas(case=case)
     context["checks"] = checks_citing(case.slug)
-    return render(request, "incidents/case_detail.html", context)
+    return case.title, render_to_string("incidents/_case_card.html", context, request=request)

@@ -1,0 +1,274 @@
+"""The facet index: per facet value, the compressed bitmap (pyroaring) of the cases tagged with it.
+
+A value's bitmap holds the cases linked to it directly or through a descendant (the implied
+links), so a parent's bitmap already covers its subtree. Facet filters become unions (OR within a
+facet), intersections (AND across facets) and differences (`not_<param>`); a "what if" count is
+the cardinality of a value's bitmap intersected with the filtered set. Filters the index does not
+hold (the text search `q`, any other FilterSet filter) are read from the database as a set of ids,
+once per request, and intersected too.
+
+The index lives in the process, one per database alias, and is keyed by the library's version
+(`selectors.library_version.current()`, number and time of the last committed write): every
+request reads the version (one query) and rebuilds the index when it moved. The version is read
+before the rows, so an index is never older than the version it carries; a write committed while
+it loads only makes the next request rebuild again. PostgreSQL stays the source of truth: with many
+workers or replicas each process holds its own index and each notices a write on its next request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db import connections
+from django.db.models import QuerySet
+from django.utils.functional import cached_property
+from pyroaring import BitMap, FrozenBitMap
+
+from incidents.facets import FACETS, FacetSpec
+from incidents.filtersets import CaseFilterSet
+from incidents.models import Case, CaseFacetLink
+from incidents.selectors import library_version, page_cache
+from incidents.selectors.library_version import LibraryVersion
+from incidents.selectors.vocabulary import Vocabulary
+
+# The query parameters the index answers itself; any other active filter is read as ids.
+FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
+
+_EMPTY = FrozenBitMap()
+
+
+@dataclass(frozen=True)
+class FacetIndex:
+    """Every case, and per facet value id the cases in its subtree.
+
+    A case is held as its rank in the library's default order (newest first): `order[rank]` is
+    its id and `rank_of[id]` its rank. Counts do not care; a page of cases in the default order
+    is then a slice of the selected ranks, with no sort.
+    """
+
+    version: LibraryVersion
+    cases: FrozenBitMap
+    by_value: dict[int, FrozenBitMap]
+    vocabulary: Vocabulary  # the facet values as of the same version
+    order: list[int]
+    rank_of: dict[int, int]
+
+    def cases_of(self, value_ids: Iterable[int]) -> BitMap:
+        """The cases tagged with any of the values (or one of their descendants)."""
+        return BitMap.union(BitMap(), *(self.by_value.get(v, _EMPTY) for v in value_ids))
+
+    def count_within(self, base: BitMap | FrozenBitMap, value_ids: Iterable[int]) -> dict[int, int]:
+        """Per value, how many of the `base` cases it has (values with none are left out)."""
+        counts = {}
+        for value_id in value_ids:
+            cases = self.by_value.get(value_id)
+            if cases is not None:
+                n = cases.intersection_cardinality(base)
+                if n:
+                    counts[value_id] = n
+        return counts
+
+
+def load_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
+    """Build the index from the database: the version first (unless just read), then the facet
+    values, the cases and their links."""
+    version = version or library_version.current(using)
+    vocabulary = Vocabulary.load(using)
+    newest_first = [*(Case._meta.ordering or []), "id"]  # the id settles ties
+    order = list(Case.objects.using(using).order_by(*newest_first).values_list("id", flat=True))
+    rank_of = {case_id: rank for rank, case_id in enumerate(order)}
+    by_value = {
+        # A link to a case added after the cases were read is left out: its write moved the
+        # version, so the next request rebuilds the index anyway.
+        value_id: FrozenBitMap(rank_of[c] for c in ids if c in rank_of)
+        for value_id, ids in _cases_by_value(using)
+    }
+    return FacetIndex(
+        version, FrozenBitMap(range(len(order))), by_value, vocabulary, order, rank_of
+    )
+
+
+def _cases_by_value(using: str) -> Iterable[tuple[int, list[int]]]:
+    """(value id, ids of its cases) for every value with cases, read in one query: grouped into
+    arrays by PostgreSQL (a row per value, not one per link), grouped here elsewhere."""
+    links = CaseFacetLink.objects.using(using).order_by()
+    if connections[using].vendor == "postgresql":
+        from django.contrib.postgres.aggregates import ArrayAgg
+
+        grouped = links.values("value_id").annotate(ids=ArrayAgg("case_id"))
+        return grouped.values_list("value_id", "ids")
+    by_value: dict[int, list[int]] = {}
+    for value_id, case_id in links.values_list("value_id", "case_id").iterator(chunk_size=20_000):
+        by_value.setdefault(value_id, []).append(case_id)
+    return by_value.items()
+
+
+_lock = threading.Lock()
+_indexes: dict[str, FacetIndex] = {}
+
+
+def current_index(using: str = "default") -> FacetIndex:
+    """This process's index of the committed library, rebuilt when the version moved."""
+    version = library_version.current(using)
+    index = _indexes.get(using)
+    if index is not None and index.version == version:
+        return index
+    with _lock:
+        index = _indexes.get(using)
+        if index is None or index.version != version:
+            index = load_index(using, version)
+            # Inside a transaction the rows may be this connection's own uncommitted writes:
+            # use them for this request, but keep nothing another request could reuse.
+            if not connections[using].in_atomic_block:
+                _indexes[using] = index
+        return index
+
+
+def current_vocabulary(using: str = "default") -> Vocabulary:
+    """The facet values: the current index's (no query of their own) when this process holds
+    one, else read afresh (one query, and no index is built for it)."""
+    if _indexes.get(using) is None:
+        return Vocabulary.load(using)
+    return current_index(using).vocabulary
+
+
+def forget(using: str = "default") -> None:
+    """Drop this process's index (the next request rebuilds it)."""
+    with _lock:
+        _indexes.pop(using, None)
+
+
+class Selection:
+    """A FilterSet's filters evaluated on the index: the cases it selects, and the bases of the
+    "what if" counts (all filters but some), each a bitmap."""
+
+    def __init__(self, index: FacetIndex, filterset: CaseFilterSet) -> None:
+        self.index = index
+        self.filterset = filterset
+        data = filterset.cleaned_data
+        vocabulary = filterset.vocabulary
+        self._values: dict[str, list[int]] = {}
+        for spec in FACETS:
+            for name in spec.params:
+                ids = [
+                    value.id
+                    for slug in data.get(name) or ()
+                    if (value := vocabulary.get(spec.facet, slug)) is not None
+                ]
+                if ids:
+                    self._values[name] = ids
+        self._others = sorted(name for name, v in data.items() if v and name not in FACET_PARAMS)
+        self._other_ids: dict[tuple[str, ...], BitMap] = {}
+        self._selected: BitMap | None = None
+
+    @property
+    def in_default_order(self) -> bool:
+        """Whether the FilterSet lists its cases in the library's default order (newest first),
+        the index's: yes unless another filter (the text search, best match first) is used."""
+        return not self._others
+
+    def selected(self) -> BitMap:
+        """The cases every filter selects (computed once)."""
+        if self._selected is None:
+            self._selected = self.cases()
+        return self._selected
+
+    def page_ids(self, start: int, stop: int) -> list[int]:
+        """The ids of the selected cases from `start` to `stop` in the default order."""
+        return [self.index.order[rank] for rank in self.selected()[start:stop]]
+
+    @property
+    def cache_key(self) -> str:
+        """The version as a cache key (number and time: a number alone can come back after a
+        rolled-back write), or "" if this index is not the process's shared one."""
+        if _indexes.get(self.filterset.queryset.db) is not self.index:
+            return ""
+        return page_cache.key_of(self.index.version)
+
+    def cases(self, *, without: Iterable[str] = ()) -> BitMap:
+        """The cases selected by every filter but the named ones."""
+        left_out = set(without)
+        result = BitMap(self.index.cases)
+        for spec in FACETS:
+            if spec.param in self._values and spec.param not in left_out:
+                result &= self.index.cases_of(self._values[spec.param])
+            if spec.exclude_param in self._values and spec.exclude_param not in left_out:
+                result -= self.index.cases_of(self._values[spec.exclude_param])
+        others = tuple(name for name in self._others if name not in left_out)
+        if others:
+            result &= self._ids_of(others)
+        return result
+
+    def _ids_of(self, names: tuple[str, ...]) -> BitMap:
+        """The ids of the cases the named non-facet filters (the text search) select, in one
+        query per combination (a request needs one)."""
+        if names not in self._other_ids:
+            kept = self.filterset.without(*(n for n in self._others if n not in names))
+            only = kept.without(*FACET_PARAMS)
+            ids = only.qs.order_by().values_list("id", flat=True)
+            rank_of = self.index.rank_of
+            self._other_ids[names] = BitMap(rank_of[i] for i in ids if i in rank_of)
+        return self._other_ids[names]
+
+    def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
+        """Per value of the facet, the cases one more click on it would give: counted on every
+        filter but the facet's own include filter (its exclusions still apply) and `without`."""
+        base = self.cases(without=(spec.param, *without))
+        return self.index.count_within(base, self.filterset.vocabulary.ids(spec.facet))
+
+
+def selection(filterset: CaseFilterSet) -> Selection:
+    """The FilterSet evaluated on the current index of its database; one per FilterSet, so a
+    request reads the version once however many counts it asks for."""
+    found: Selection | None = getattr(filterset, "_facet_selection", None)
+    if found is None:
+        using = filterset.queryset.db
+        index = _indexes.get(using)
+        if index is None or index.vocabulary is not filterset.vocabulary:
+            # The FilterSet's vocabulary is the index's when it was checked against the version
+            # for this request (current_vocabulary); else check now.
+            index = current_index(using)
+        found = Selection(index, filterset)
+        filterset._facet_selection = found  # type: ignore[attr-defined]
+    return found
+
+
+class IndexedPaginator(Paginator[Case]):
+    """A Paginator whose count comes from the index (no COUNT(*)) and, in the default order, whose
+    pages too: the page's ids are a slice of the selected ranks, and only those cases are read
+    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match."""
+
+    def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
+        super().__init__(object_list, per_page)
+        self._found = found
+
+    @cached_property
+    def count(self) -> int:
+        return len(self._found.selected())
+
+    def page(self, number: int | str) -> Page[Case]:
+        if not self._found.in_default_order:
+            return super().page(number)
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        ids = self._found.page_ids(bottom, top)
+        object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
+        # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
+        # subqueries (a NOT over every link) would cost more than the page.
+        rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
+        rows = rows.prefetch_related(*lookups)
+        by_id = {case.id: case for case in rows}
+        return Page([by_id[i] for i in ids if i in by_id], number, self)
+
+
+def paginator(cases: QuerySet[Case], filterset: CaseFilterSet, per_page: int) -> Paginator[Case]:
+    """A paginator over the FilterSet's cases whose count (and, in the default order, pages)
+    the index gives."""
+    return IndexedPaginator(cases, per_page, found=selection(filterset))

@@ -1,0 +1,28 @@
+"""What rendered fragments that depend only on the library are cached under.
+
+A fragment (a case page's card, a row of the library's list) changes only when the library does,
+so it is cached under the library's version (`selectors.library_version`), read in one query per
+request: every worker and replica sees a committed write on its next request and never serves an
+older fragment. Inside a transaction nothing is cached, as the version read there may be one the
+transaction itself is writing and may roll back.
+"""
+
+from __future__ import annotations
+
+from django.db import connections
+
+from incidents.selectors import library_version
+from incidents.selectors.library_version import LibraryVersion
+
+
+def key_of(version: LibraryVersion) -> str:
+    """A version as a cache key: number and time (a number alone can come back after a
+    rolled-back write)."""
+    return f"{version.number}.{version.changed_at.timestamp()}"
+
+
+def version_key(using: str = "default") -> str:
+    """The committed library version as a cache key (one query), or "" inside a transaction."""
+    if connections[using].in_atomic_block:
+        return ""
+    return key_of(library_version.current(using))

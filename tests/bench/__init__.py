@@ -1,0 +1,1 @@
+"""`make bench`: synthetic libraries in throwaway PostgreSQL databases, and the figures."""
