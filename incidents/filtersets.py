@@ -2,7 +2,8 @@
 
 Query parameters: for every facet of the registry (incidents.facets), `<param>` (facet value
 slugs, repeatable: OR within a facet, AND across facets; a parent value matches its descendants)
-and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked).
+and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked by
+incidents.search, planned once and shared by the copies `without` makes).
 Unknown values are left out and reported in `errors`; the valid filters still apply.
 
 Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
@@ -18,7 +19,7 @@ from django.db.models import QuerySet
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink
-from incidents.search import search_cases
+from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 
 
@@ -60,10 +61,12 @@ class CaseFilterSet(django_filters.FilterSet):
         queryset: QuerySet[Case] | None = None,
         *,
         vocabulary: Vocabulary | None = None,
+        text_search: TextSearch | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
+        self._text_search = text_search
         for spec in FACETS:
             choices = [(slug, slug) for slug in self.vocabulary.slugs(spec.facet)]
             for name in spec.params:
@@ -87,7 +90,19 @@ class CaseFilterSet(django_filters.FilterSet):
         return filters
 
     def filter_text(self, queryset: QuerySet[Case], name: str, value: str) -> QuerySet[Case]:
-        return search_cases(queryset, value)
+        return self.text_search_for(value).apply(queryset)
+
+    def text_search_for(self, text: str) -> TextSearch:
+        """The planned search for `text` (planned once, then reused)."""
+        if self._text_search is None or self._text_search.text != text:
+            self._text_search = TextSearch(text, values=self.vocabulary.values.values())
+        return self._text_search
+
+    @property
+    def text_search(self) -> TextSearch | None:
+        """The search the valid `q` asks for, or None without words."""
+        text = str(self.cleaned_data.get("q") or "")
+        return self.text_search_for(text) if text.strip() else None
 
     @property
     def cleaned_data(self) -> dict[str, Any]:
@@ -109,7 +124,12 @@ class CaseFilterSet(django_filters.FilterSet):
         data = self.data.copy()
         for name in names:
             data.pop(name, None)
-        return type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        return type(self)(
+            data,
+            queryset=self.queryset,
+            vocabulary=self.vocabulary,
+            text_search=self._text_search,
+        )
 
     def selected(self) -> tuple[tuple[str, str], ...]:
         """(query parameter, slug) of every valid facet filter in use, in the registry's order."""

@@ -45,6 +45,7 @@ from incidents.models.library import (
     case_period_label,
     format_period_point,
 )
+from incidents.models.search import SearchIndex, SearchTerm
 
 __all__ = [
     "GPU_TIME_KINDS",
@@ -73,6 +74,8 @@ __all__ = [
     "KeyFigure",
     "Lesson",
     "Remediation",
+    "SearchIndex",
+    "SearchTerm",
     "Setting",
     "SharedItem",
     "Source",

@@ -14,7 +14,7 @@ from incidents import facets
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, FacetValue
 from incidents.presenters.query_state import Chip, QueryState
-from incidents.selectors.cases import CaseListResult, values_by_facet
+from incidents.selectors.cases import CaseListResult, SearchSummary, values_by_facet
 from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.suggest import Suggestion
@@ -64,6 +64,7 @@ class CaseRow:
     case: Case
     meta: list[tuple[FacetValue, str]]
     facets: list[ValueLinks]
+    matched: str = ""  # "matches 2 of 3 words" for a partial match of the search words
 
 
 def chips(state: QueryState, vocabulary: Vocabulary) -> list[Chip]:
@@ -139,7 +140,17 @@ def _visible(nodes: list[FacetNode]) -> list[FacetNode]:
     return kept
 
 
-def case_rows(page: Page[Case]) -> list[CaseRow]:
+def matched_label(search: SearchSummary | None, case: Case) -> str:
+    """ "matches 2 of 3 words" when the case holds only some of the search words."""
+    if search is None:
+        return ""
+    held = search.matched_words(case)
+    if held is None or held >= search.total_words:
+        return ""
+    return f"matches {held} of {search.total_words} words"
+
+
+def case_rows(page: Page[Case], search: SearchSummary | None = None) -> list[CaseRow]:
     """The listed cases with their values linked to the library filtered by each."""
     rows = []
     for case in page.object_list:
@@ -156,9 +167,17 @@ def case_rows(page: Page[Case]) -> list[CaseRow]:
                     for spec in FACETS
                     if spec.failure and links[spec.facet]
                 ],
+                matched=matched_label(search, case),
             )
         )
     return rows
+
+
+def did_you_mean(state: QueryState, search: SearchSummary | None) -> tuple[str, str] | None:
+    """(corrected words, link searching for them) when a word of the search is in no case."""
+    if search is None or search.correction is None:
+        return None
+    return search.correction.text, state.replace(q=search.correction.text, page=1).href()
 
 
 def page_links(state: QueryState, page: Page[Case]) -> list[tuple[int, str, bool]]:
@@ -181,7 +200,9 @@ def context(
     return {
         "result": result,
         "state": state,
-        "rows": case_rows(page),
+        "rows": case_rows(page, result.search),
+        "partial_matches": bool(result.search and result.search.partial),
+        "did_you_mean": did_you_mean(state, result.search),
         "chips": chips(state, vocabulary),
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),

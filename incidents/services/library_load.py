@@ -13,6 +13,7 @@ from django.db import transaction
 from incidents import facets
 from incidents.models import (
     ActionItem,
+    Case,
     FacetAlias,
     FacetValue,
     Lesson,
@@ -29,6 +30,7 @@ from incidents.services.library_entries import (
     VocabularyEntry,
 )
 from incidents.services.library_files import read_library
+from incidents.services.search_index import refresh_search_index
 from incidents.text import spelling_key
 
 # The three shared kinds share one shape; typed loosely so one loop can serve them all.
@@ -88,6 +90,11 @@ def _apply(data: LibraryData) -> LoadReport:
     for entry in data.cases:
         report.note("cases", apply_case(entry, values, shared))
     refresh_implied_links()
+    if data.vocabulary or data.shared:
+        refresh_search_index()  # names, aliases and shared wording reach many cases
+    else:
+        slugs = [entry.slug for entry in data.cases]
+        refresh_search_index(Case.objects.filter(slug__in=slugs).values_list("id", flat=True))
     return report
 
 

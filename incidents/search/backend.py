@@ -1,0 +1,78 @@
+"""The parsed query written for the database in use: the match condition and the text rank.
+
+Both databases see the same stems and the same boolean query, so they match the same cases:
+- SQLite: an FTS5 MATCH expression, ranked by FTS5's `bm25()` with column weights;
+- PostgreSQL: a `to_tsquery('simple', ...)` over the stored tsvector (GIN index), ranked by a
+  BM25-like sum: for each query term, its rarity (the same idf as FTS5's) times `ts_rank` of
+  the term alone with the same column weights.
+Title weighs 4, summary 2, facet value names 2, the rest 1 on both.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import connection
+from django.db.models import F, FloatField, Func, Value
+from django.db.models.expressions import Combinable
+
+from incidents.search.query import Term
+
+DOCUMENT = "search_index__document"
+# Column weights: title, summary, facet value names, the rest (SQLite's column order).
+COLUMN_WEIGHTS = (4.0, 2.0, 2.0, 1.0)
+# PostgreSQL's ts_rank weights are {D, C, B, A} in [0, 1]: the same ratios, scaled down.
+_TS_WEIGHTS = "{" + ",".join(f"{w / COLUMN_WEIGHTS[0]:g}" for w in reversed(COLUMN_WEIGHTS)) + "}"
+# ts_rank of one occurrence in a column of weight 1 is 1/1.6449 (its tf sum divided by pi^2/6),
+# and a word usually occurs in more than one column; the scale is calibrated so that both
+# databases give about the same scores on the seeded library (a title word about 4 idf).
+_TS_SCALE = COLUMN_WEIGHTS[0] * 1.6449 / 2
+
+
+def is_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _fts5_term(term: Term) -> str:
+    return '"' + " ".join(term.stems) + '"'
+
+
+def _tsquery_term(term: Term) -> str:
+    quoted = [f"'{s}'" for s in term.stems]
+    return quoted[0] if len(quoted) == 1 else "(" + " <-> ".join(quoted) + ")"
+
+
+def match_expression(terms: Sequence[Term], excluded: Sequence[Term] = ()) -> str:
+    """The query in the database's syntax: any of `terms`, none of `excluded`."""
+    if is_postgres():
+        text = "(" + " | ".join(_tsquery_term(t) for t in terms) + ")"
+        if excluded:
+            text += " & !(" + " | ".join(_tsquery_term(t) for t in excluded) + ")"
+        return text
+    text = "(" + " OR ".join(_fts5_term(t) for t in terms) + ")"
+    if excluded:
+        text += " NOT (" + " OR ".join(_fts5_term(t) for t in excluded) + ")"
+    return text
+
+
+def text_rank(weighted_terms: Sequence[tuple[Term, float]]) -> Combinable:
+    """How well a matching case's text answers the query, higher is better (in idf units)."""
+    if not is_postgres():
+        weights = [Value(w) for w in COLUMN_WEIGHTS]
+        bm25 = Func(F(DOCUMENT), *weights, function="bm25", output_field=FloatField())
+        return bm25 * Value(-1.0)
+    parts: list[Any] = [
+        Value(idf * _TS_SCALE)
+        * Func(
+            F(DOCUMENT),
+            Value(_tsquery_term(term)),
+            template=f"ts_rank('{_TS_WEIGHTS}', %(expressions)s))",
+            arg_joiner=", to_tsquery('simple', ",
+            output_field=FloatField(),
+        )
+        for term, idf in weighted_terms
+    ]
+    return functools.reduce(operator.add, parts)
