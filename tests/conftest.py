@@ -32,7 +32,7 @@ FIXTURES = REPO_ROOT / "fixtures"
 Snapshot = list[tuple[type[models.Model], list[dict[str, Any]]]]
 # The search index (an FTS5 table on SQLite) is not a Django table: its rows are kept as SQL.
 _INDEX_COLUMNS = {
-    "sqlite": ("rowid, title, summary, facets, body", "%s, %s, %s, %s, %s"),
+    "sqlite": ("rowid, title, summary, facets, body, tags", "%s, %s, %s, %s, %s, %s"),
     "postgresql": (f"rowid, {SEARCH_INDEX_TABLE}::text", "%s, %s::tsvector"),
 }
 

@@ -11,7 +11,7 @@ TABLE = "incidents_searchindex"
 
 SQLITE = [
     # The columns hold stems made in Python (incidents.search.terms); FTS5 only splits them.
-    f"CREATE VIRTUAL TABLE {TABLE} USING fts5(title, summary, facets, body, tokenize='unicode61')",
+    f"CREATE VIRTUAL TABLE {TABLE} USING fts5(title, summary, facets, body, tags, tokenize='unicode61')",
     f"CREATE TRIGGER {TABLE}_case_deleted AFTER DELETE ON incidents_case "
     f"BEGIN DELETE FROM {TABLE} WHERE rowid = old.id; END",
 ]

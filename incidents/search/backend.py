@@ -5,7 +5,10 @@ Both databases see the same stems and the same boolean query, so they match the 
 - PostgreSQL: a `to_tsquery('simple', ...)` over the stored tsvector (GIN index), ranked by a
   BM25-like sum: for each query term, its rarity (the same idf as FTS5's) times `ts_rank` of
   the term alone with the same column weights.
-Title weighs 4, summary 2, facet value names 2, the rest 1 on both.
+Title weighs 4, summary 2, facet value names 2, the rest 1 on both. A case's facet values (and
+their ancestors) are also indexed as tokens (`facet_token`, FTS5 column `tags`, weight C on
+PostgreSQL): a value the text names joins the query as its token, weighing TAG_WEIGHT, so it
+raises (and finds) the cases tagged with it or a descendant within the same index lookup.
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ from incidents.search.query import Term
 DOCUMENT = "search_index__document"
 # Column weights: title, summary, facet value names, the rest (SQLite's column order).
 COLUMN_WEIGHTS = (4.0, 2.0, 2.0, 1.0)
+# The weight of a facet value's token (FTS5's fifth column, `tags`).
+TAG_WEIGHT = 3.0
+TAG_PREFIX = "xfv"
 # PostgreSQL's ts_rank weights are {D, C, B, A} in [0, 1]: the same ratios, scaled down.
 _TS_WEIGHTS = "{" + ",".join(f"{w / COLUMN_WEIGHTS[0]:g}" for w in reversed(COLUMN_WEIGHTS)) + "}"
+# A tag sits in weight C (facets) on PostgreSQL: this makes its rank weigh TAG_WEIGHT.
+_TAG_FACTOR = TAG_WEIGHT / COLUMN_WEIGHTS[2]
 # ts_rank of one occurrence in a column of weight 1 is 1/1.6449 (its tf sum divided by pi^2/6),
 # and a word usually occurs in more than one column; the scale is calibrated so that both
 # databases give about the same scores on the seeded library (a title word about 4 idf).
@@ -34,6 +42,15 @@ _TS_SCALE = COLUMN_WEIGHTS[0] * 1.6449 / 2
 
 def is_postgres() -> bool:
     return connection.vendor == "postgresql"
+
+
+def facet_token(value_id: int) -> str:
+    """The index token of a facet value (no word of any text looks like it)."""
+    return f"{TAG_PREFIX}{value_id}"
+
+
+def is_tag(term: Term) -> bool:
+    return term.stems[0].startswith(TAG_PREFIX)
 
 
 def _fts5_term(term: Term) -> str:
@@ -61,11 +78,11 @@ def match_expression(terms: Sequence[Term], excluded: Sequence[Term] = ()) -> st
 def text_rank(weighted_terms: Sequence[tuple[Term, float]]) -> Combinable:
     """How well a matching case's text answers the query, higher is better (in idf units)."""
     if not is_postgres():
-        weights = [Value(w) for w in COLUMN_WEIGHTS]
+        weights = [Value(w) for w in (*COLUMN_WEIGHTS, TAG_WEIGHT)]
         bm25 = Func(F(DOCUMENT), *weights, function="bm25", output_field=FloatField())
         return bm25 * Value(-1.0)
     parts: list[Any] = [
-        Value(idf * _TS_SCALE)
+        Value(idf * _TS_SCALE * (_TAG_FACTOR if is_tag(term) else 1.0))
         * Func(
             F(DOCUMENT),
             Value(_tsquery_term(term)),

@@ -5,7 +5,7 @@ query), keeps the most informative words of a long query, asks the suggestion en
 values the text names, and then:
 - `apply(queryset)` narrows and ranks a case queryset (any word; rarer words, more of them, title
   over summary over the rest, plus a boost for the cases tagged with a named facet value or a
-  descendant of it), best first, then newest;
+  descendant of it: `incidents.search.backend`), best first, then newest;
 - `coverage(case_ids)` says how many of the query's words each case holds (one query), for
   "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
@@ -22,23 +22,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Case as CaseWhen
 from django.db.models import (
     F,
-    FloatField,
-    OuterRef,
     Q,
     QuerySet,
-    Subquery,
-    Sum,
     Value,
-    When,
 )
-from django.db.models.functions import Coalesce
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from incidents.models import Case, CaseFacetLink, FacetValue, SearchIndex, SearchTerm
+from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
 from incidents.search import backend
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query
@@ -48,8 +41,6 @@ from incidents.suggest import suggest_filters
 MAX_MATCH_CLAUSES = 12
 # In a query of more words than this, words most cases hold are dropped (like stop words).
 COMMON_WORD_QUERY = 4
-# A facet value the text names is worth this many words of average rarity to its cases.
-FACET_BOOST = 1.5
 # Words of a query whose coverage is shown per case, at most.
 MAX_COVERAGE_CLAUSES = 24
 
@@ -76,7 +67,14 @@ class TextSearch:
     def __init__(self, text: str, *, values: Iterable[FacetValue] | None = None) -> None:
         self.text = text
         self.parsed: ParsedQuery = parse_query(text)
-        stems = {s for t in (*self.parsed.terms, *self.parsed.excluded) for s in t.stems}
+        self.boosts = self._facet_boosts(values) if self.parsed else {}
+        self.tags = tuple(
+            Term((backend.facet_token(value_id),), f"facet value {value_id}")
+            for value_id in self.boosts
+        )
+        stems = {
+            s for t in (*self.parsed.terms, *self.parsed.excluded, *self.tags) for s in t.stems
+        }
         holding = dict(
             SearchTerm.objects.filter(term__in=[*stems, DOCUMENT_COUNT_TERM]).values_list(
                 "term", "cases"
@@ -85,7 +83,6 @@ class TextSearch:
         self.documents = holding.pop(DOCUMENT_COUNT_TERM, 0)
         self._holding = holding
         self.kept = self._keep(self.parsed.clauses)
-        self.boosts = self._facet_boosts(values) if self.parsed else {}
 
     # --- planning ---------------------------------------------------------------------------
 
@@ -109,7 +106,7 @@ class TextSearch:
         return tuple(c for c in known if id(c) in kept)
 
     def _facet_boosts(self, values: Iterable[FacetValue] | None) -> dict[int, float]:
-        """Facet value id -> weight (the engine's score, 1 when it gives none)."""
+        """Facet value id -> the engine's score (1 when it gives none) of each value named."""
         boosts: dict[int, float] = {}
         for suggestion in suggest_filters(self.text, values=values):
             score = float(getattr(suggestion, "score", 1.0) or 1.0)
@@ -128,38 +125,21 @@ class TextSearch:
     # --- the search ------------------------------------------------------------------------
 
     def apply(self, queryset: QuerySet[Case]) -> QuerySet[Case]:
-        """The cases holding any kept word (and none excluded), best first, then newest."""
+        """The cases holding any kept word or tagged with a value the text names (and holding
+        no excluded word), best first, then newest."""
         if not self.parsed:
             return queryset
         terms = self.terms
-        if not terms:
+        if not terms and not self.tags:
             return queryset.none()
+        terms = (*terms, *self.tags)
         match = backend.match_expression(terms, self.parsed.excluded)
-        weighted = [(t, self.idf(t)) for t in terms]
-        score: Any = backend.text_rank(weighted)
-        if self.boosts:
-            average_idf = sum(w for _t, w in weighted) / len(weighted)
-            score = score + self._boost_expression() * Value(FACET_BOOST * average_idf)
+        score = backend.text_rank([(t, self.idf(t)) for t in terms])
         return (
             queryset.filter(**{f"{backend.DOCUMENT}__matches": match})
             .annotate(search_score=score)
             .order_by(F("search_score").desc(), *_NEWEST_FIRST)
         )
-
-    def _boost_expression(self) -> Any:
-        weight = CaseWhen(
-            *[When(value_id=value_id, then=Value(w)) for value_id, w in self.boosts.items()],
-            default=Value(0.0),
-            output_field=FloatField(),
-        )
-        per_case = (
-            CaseFacetLink.objects.filter(case_id=OuterRef("pk"), value_id__in=list(self.boosts))
-            .order_by()
-            .values("case_id")
-            .annotate(total=Sum(weight))
-            .values("total")
-        )
-        return Coalesce(Subquery(per_case, output_field=FloatField()), Value(0.0))
 
     # --- what the page says about it -------------------------------------------------------
 

@@ -4,7 +4,7 @@ Every write path calls it after writing cases: the loader (and so a submission) 
 A case's searchable text is its title; its summary; the names and aliases of its facet values
 (implied ancestors included, so "hardware" finds a case tagged "GPU hardware"); and the rest a
 reader sees: detection, remediation, action item and lesson wording, key figure labels and cost
-scopes. The index holds stems (`incidents.search.terms`), and `SearchTerm` counts the cases
+scopes; and the tokens of its facet values, for facet-aware ranking. The index holds stems (`incidents.search.terms`), and `SearchTerm` counts the cases
 holding each stem. A refresh of some cases costs a constant number of queries per 1,000 cases.
 """
 
@@ -29,6 +29,7 @@ from incidents.models import (
     SearchTerm,
 )
 from incidents.models.search import DOCUMENT_COUNT_TERM, SEARCH_INDEX_TABLE
+from incidents.search.backend import facet_token
 from incidents.search.terms import STOP_WORDS, split_words, stem
 
 CHUNK = 1_000
@@ -43,6 +44,7 @@ class SearchDocument:
     summary: str
     facets: str
     body: str
+    tags: tuple[str, ...] = ()  # the tokens of its facet values (incidents.search.backend)
 
     def columns(self) -> tuple[str, str, str, str]:
         return (self.title, self.summary, self.facets, self.body)
@@ -66,10 +68,12 @@ def value_words() -> dict[int, str]:
 def search_documents(case_ids: Sequence[int], value_words: dict[int, str]) -> list[SearchDocument]:
     """The searchable text of the given cases (a constant number of queries)."""
     facets: dict[int, list[str]] = defaultdict(list)
+    tags: dict[int, list[str]] = defaultdict(list)
     for case_id, value_id in CaseFacetLink.objects.filter(case_id__in=case_ids).values_list(
         "case_id", "value_id"
     ):
         facets[case_id].append(value_words.get(value_id, ""))
+        tags[case_id].append(facet_token(value_id))
     body: dict[int, list[str]] = defaultdict(list)
     for model in (CaseRemediation, CaseActionItem, CaseLesson):
         rows = model.objects.filter(case_id__in=case_ids).order_by("case_id", "position")
@@ -89,6 +93,7 @@ def search_documents(case_ids: Sequence[int], value_words: dict[int, str]) -> li
             summary,
             " ; ".join(facets[case_id]),
             " ; ".join([detection, *body[case_id]]),
+            tuple(sorted(tags[case_id])),
         )
         for case_id, title, summary, detection in cases.values_list(
             "id", "title", "summary", "detection"
@@ -139,7 +144,7 @@ def _rebuild() -> int:
             counts.update(terms)
         written += len(new)
     SearchTerm.objects.bulk_create(
-        [SearchTerm(term=t, word=surface[t], cases=n) for t, n in counts.items()]
+        [SearchTerm(term=t, word=surface.get(t, ""), cases=n) for t, n in counts.items()]
         + [SearchTerm(term=DOCUMENT_COUNT_TERM, word="", cases=written)],
         batch_size=1_000,
     )
@@ -152,12 +157,17 @@ def _write(
     """Write the index rows of `ids` (chunked); the set of stems of each case written."""
     terms: dict[int, set[str]] = {}
     for chunk in _chunks(ids):
-        rows: list[tuple[int, str, str, str, str]] = []
+        rows: list[tuple[int | str, ...]] = []
         for document in search_documents(chunk, words):
             columns = [_stemmed(text, surface) for text in document.columns()]
             terms[document.case_id] = {t for column in columns for t in column}
+            terms[document.case_id].update(document.tags)
             title, summary, facets, body = (" ".join(column) for column in columns)
-            rows.append((document.case_id, title, summary, facets, body))
+            tags = " ".join(document.tags)
+            if connection.vendor == "postgresql":
+                rows.append((document.case_id, title, summary, f"{facets} {tags}", body))
+            else:
+                rows.append((document.case_id, title, summary, facets, body, tags))
         with connection.cursor() as cursor:
             if replace:
                 placeholders = ", ".join(["%s"] * len(chunk))
@@ -174,8 +184,8 @@ def _insert_sql() -> str:
         weighted = " || ".join(f"setweight(to_tsvector('simple', %s), '{w}')" for w in "ABCD")
         return f"INSERT INTO {SEARCH_INDEX_TABLE} (rowid, {SEARCH_INDEX_TABLE}) VALUES (%s, {weighted})"
     return (
-        f"INSERT INTO {SEARCH_INDEX_TABLE} (rowid, title, summary, facets, body) "
-        "VALUES (%s, %s, %s, %s, %s)"
+        f"INSERT INTO {SEARCH_INDEX_TABLE} (rowid, title, summary, facets, body, tags) "
+        "VALUES (%s, %s, %s, %s, %s, %s)"
     )
 
 
@@ -185,7 +195,7 @@ def _indexed_terms(ids: list[int]) -> dict[int, set[str]]:
     if connection.vendor == "postgresql":
         sql = f"SELECT rowid, array_to_string(tsvector_to_array({SEARCH_INDEX_TABLE}), ' ') FROM {SEARCH_INDEX_TABLE} WHERE rowid IN (%s)"
     else:
-        sql = f"SELECT rowid, title || ' ' || summary || ' ' || facets || ' ' || body FROM {SEARCH_INDEX_TABLE} WHERE rowid IN (%s)"
+        sql = f"SELECT rowid, title || ' ' || summary || ' ' || facets || ' ' || body || ' ' || tags FROM {SEARCH_INDEX_TABLE} WHERE rowid IN (%s)"
     with connection.cursor() as cursor:
         for chunk in _chunks(ids):
             cursor.execute(sql % ", ".join(["%s"] * len(chunk)), chunk)
@@ -202,7 +212,7 @@ def _adjust_terms(delta: Counter[str], surface: dict[str, str]) -> None:
         if term in existing:
             existing[term].cases = max(0, existing[term].cases + change)
         elif change > 0:
-            to_create.append(SearchTerm(term=term, word=surface.get(term, term), cases=change))
+            to_create.append(SearchTerm(term=term, word=surface.get(term, ""), cases=change))
     SearchTerm.objects.bulk_update(existing.values(), ["cases"], batch_size=1_000)
     SearchTerm.objects.bulk_create(to_create, batch_size=1_000)
     SearchTerm.objects.update_or_create(

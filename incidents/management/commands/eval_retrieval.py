@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from incidents.evaluation.dataset import HALVES, load_items
 from incidents.evaluation.retrieval import RetrievalReport, evaluate
@@ -27,8 +27,13 @@ class Command(BaseCommand):
         parser.add_argument("--file", type=Path, default=None, help="another evaluation set")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if not Case.objects.exists():
-            raise CommandError("The library is empty: run `manage.py load_cases` first.")
+        try:
+            if not Case.objects.exists():
+                raise CommandError("The library is empty: run `manage.py load_cases` first.")
+        except DatabaseError as exc:
+            raise CommandError(
+                f"The database is not ready ({exc}): run `manage.py migrate` and `load_cases`."
+            ) from exc
         halves = list(HALVES) if options["half"] == "all" else [options["half"]]
         try:
             reports = [evaluate(load_items(options["file"], half=h), h) for h in halves]
