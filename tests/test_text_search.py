@@ -7,13 +7,16 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import yaml
 from django.http import QueryDict
 from django.test import Client
 
 from incidents.models import Case, CaseFacetLink, FacetValue, SearchTerm
 from incidents.search import TextSearch, parse_query, search_cases
 from incidents.selectors.cases import case_queryset
+from incidents.services.case_submission import submit_case
 from incidents.services.search_index import refresh_search_index
+from tests.conftest import SMALL_LIBRARY
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +153,11 @@ def test_the_page_labels_partial_matches_and_offers_a_correction(
     assert "/cases/leaky-loader/" in html
     html = client.get("/", {"q": "zeppelinn"}).content.decode()
     assert "No case holds any of these words." in html
+
+
+def test_a_submitted_case_is_searchable_at_once(small_library: None) -> None:
+    entry = yaml.safe_load((SMALL_LIBRARY / "cases" / "leaky-loader.yaml").read_text())
+    entry["title"] = "A quokka chewed the fibre"
+    submit_case(slug="quokka", entry=entry)
+    assert _search("quokkas") == ["quokka"]
+    assert _search("chewing fibre")[0] == "quokka"

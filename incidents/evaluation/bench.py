@@ -9,6 +9,7 @@ rolled back at the end, so the database in use is left as it was.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import time
@@ -63,6 +64,7 @@ class BenchResult:
     query_chars: float
     build_seconds: float
     timings: tuple[Timing, ...]
+    load_average: float  # of the machine while timing (1 minute), to read the figures by
 
 
 def _pools(fixtures: Path) -> tuple[list[str], list[str], list[list[tuple[str, str]]]]:
@@ -109,7 +111,7 @@ def build_library(count: int, *, seed: int = 8) -> float:
         )
     refresh_implied_links()
     refresh_search_index()
-    if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":  # SQLite is analyzed by refresh_search_index
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT gin_clean_pending_list('{SEARCH_INDEX_TABLE}_document')")
             cursor.execute(f"ANALYZE {SEARCH_INDEX_TABLE}")
@@ -171,6 +173,7 @@ def run_benchmark(cases: int, *, queries_count: int = 40, query_chars: int = 500
                 sum(map(len, texts)) / len(texts),
                 built,
                 timings,
+                os.getloadavg()[0],
             )
             raise _Rollback
     except _Rollback:

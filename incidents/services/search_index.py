@@ -148,6 +148,11 @@ def _rebuild() -> int:
         + [SearchTerm(term=DOCUMENT_COUNT_TERM, word="", cases=written)],
         batch_size=1_000,
     )
+    if connection.vendor == "sqlite":
+        # SQLite keeps no statistics unless asked; without them it counts facets over a search
+        # by probing every value for every matching case (PostgreSQL's autovacuum analyzes).
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return written
 
 

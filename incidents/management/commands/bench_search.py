@@ -9,6 +9,7 @@ characters. Run `manage.py load_cases` first: the synthetic cases use the librar
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -42,7 +43,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"database: {result.vendor}, cases: {result.cases:,} "
             f"(about {result.average_chars:,.0f} characters each), built and indexed in "
-            f"{result.build_seconds:.0f} s"
+            f"{result.build_seconds:.0f} s; load average {result.load_average:.1f} "
+            f"on {os.cpu_count()} CPUs"
         )
         for timing in result.timings:
             self.stdout.write(
