@@ -20,6 +20,11 @@ POSTGRES = [
     f"CREATE TABLE {TABLE} (rowid integer PRIMARY KEY REFERENCES incidents_case (id) "
     f"ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED, {TABLE} tsvector NOT NULL)",
     f"CREATE INDEX {TABLE}_document ON {TABLE} USING gin ({TABLE})",
+    # Ranking reads each matching vector once per query word: kept inline and uncompressed
+    # (a case's vector is about 3 kB), it is not fetched from TOAST and decompressed each time,
+    # which made a 500-character query 10 times slower at 10,000 cases.
+    f"ALTER TABLE {TABLE} SET (toast_tuple_target = 8160)",
+    f"ALTER TABLE {TABLE} ALTER COLUMN {TABLE} SET STORAGE MAIN",
 ]
 POSTGRES_REVERSE = [f"DROP TABLE IF EXISTS {TABLE}"]
 

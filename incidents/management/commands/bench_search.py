@@ -50,5 +50,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"  {timing.label} ({len(timing.times_ms)} queries, "
                 f"{result.query_chars:.0f} characters): "
-                f"p50 {timing.p50:.1f} ms, p95 {timing.p95:.1f} ms"
+                f"p50 {timing.p50:.1f} ms, p95 {timing.p95:.1f} ms; CPU time "
+                f"{'(with the PostgreSQL backend) ' if timing.cpu_includes_server else ''}"
+                f"p50 {timing.cpu_p50:.1f} ms, p95 {timing.cpu_p95:.1f} ms"
             )
