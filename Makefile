@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-dev provision lint kubegap.pyz
+.PHONY: run serve test install install-dev provision lint kubegap.pyz bench-kubegap bench-graph
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,14 @@ run: install
 	DEBUG=1 $(BIN)/python manage.py migrate --no-input
 	DEBUG=1 $(BIN)/python manage.py load_cases
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# The production start (README "Deploy"): the environment of site/env.example checked first (one
+# line and exit 2 when a required setting is missing), then migrations, static files, gunicorn.
+serve: install
+	$(BIN)/python -m incidents.config.preflight
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
+	exec $(BIN)/gunicorn --config python:incidents.config.gunicorn
 
 # System packages for the browser and API-server tests; needs root and apt (Debian). Elsewhere
 # those tests skip with a message saying what is missing, unless CI asks for them to be required.
@@ -51,3 +59,14 @@ lint: install-dev
 # kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
 kubegap.pyz: install
 	$(BIN)/python -m incidents.audit.zipapp kubegap.pyz
+
+# kubegap at 5,000 nodes / 100,000 pods from a snapshot, against the json.load floor (BENCH_ARGS:
+# --quick, --repeat N, --json, --gzip)
+BENCH_ARGS ?=
+bench-kubegap: install
+	$(BIN)/python tests/audit/bench_scale.py $(BENCH_ARGS)
+
+# The graph views at 1,000 and 10,000 cases (p50, p95, queries, SQL time); DATABASE_URL picks the
+# database (default: SQLite in memory). Prints figures, asserts nothing.
+bench-graph: install-dev
+	$(BIN)/python -m tests.bench_graph $(BENCH_ARGS)

@@ -5,6 +5,8 @@ slugs, repeatable: OR within a facet, AND across facets; a parent value matches 
 and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked by
 incidents.search, planned once and shared by the copies `without` makes).
 Unknown values are left out and reported in `errors`; the valid filters still apply.
+Repeated values are read once and each parameter, and the search text, is bounded
+(incidents.query_params); what that leaves out is said in `notes`.
 
 Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 """
@@ -19,6 +21,7 @@ from django.db.models import QuerySet
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink
+from incidents.query_params import bound_params
 from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -64,6 +67,10 @@ class CaseFilterSet(django_filters.FilterSet):
         text_search: TextSearch | None = None,
         **kwargs: Any,
     ) -> None:
+        self.notes: list[str] = []
+        if data is not None:
+            bounded = bound_params(data)
+            data, self.notes = bounded.data, bounded.notes
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         self._text_search = text_search
@@ -124,12 +131,14 @@ class CaseFilterSet(django_filters.FilterSet):
         data = self.data.copy()
         for name in names:
             data.pop(name, None)
-        return type(self)(
+        narrower = type(self)(
             data,
             queryset=self.queryset,
             vocabulary=self.vocabulary,
             text_search=self._text_search,
         )
+        narrower.notes = self.notes
+        return narrower
 
     def selected(self) -> tuple[tuple[str, str], ...]:
         """(query parameter, slug) of every valid facet filter in use, in the registry's order."""

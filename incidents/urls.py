@@ -11,6 +11,7 @@ urlpatterns = [
     path("checks/", checks.check_list, name="check-list"),
     path("graph/", graph.graph_page, name="graph"),
     path("graph/data.json", graph.graph_data, name="graph-data"),
+    path("graph/panel/", graph.graph_panel, name="graph-panel"),
     path("cost/", cost.cost, name="cost"),
     path("submit/", submit.submit, name="submit"),
     path("submit/added/<slug:slug>/", submit.submit_done, name="submit-done"),

@@ -6,8 +6,9 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils.html import escape
 
-from incidents.models import GPU_TIME_KINDS, Breakdown, Confirmation, CostFigure
+from incidents.models import GPU_TIME_KINDS, Breakdown, Case, Confirmation, CostFigure, Source
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +28,61 @@ def test_at_least_8_breakdowns_read_in_their_sources(seeded_library: None) -> No
         assert table.rows.exists(), table.slug  # type: ignore[attr-defined]
         if table.status == Confirmation.SECONDARY:
             assert "Secondary transcription" in table.notes, table.slug
+
+
+def test_breakdowns_from_at_least_8_studies(seeded_library: None) -> None:
+    """A study is a case with breakdown tables; two cases citing the same main source (a paper
+    split into several cases) count once."""
+    cases = Case.objects.filter(breakdowns__isnull=False).distinct()
+    main_sources = {
+        Source.objects.filter(case=case).order_by("position").values_list("url", flat=True)[0]
+        for case in cases
+    }
+    assert len(main_sources) >= 8, sorted(main_sources)
+    assert len(main_sources) == cases.count()
+
+
+NEW_STUDIES = {
+    "surf-lisa-ml-job-final-states": "ml-jobs-final-state-runtime",
+    "ncsa-blue-waters-failure-study": "failures-and-repair-hours-by-cause",
+}
+
+
+def test_the_cost_view_and_the_api_show_every_studys_tables(
+    client: Client, seeded_library: None
+) -> None:
+    page = re.sub(r"\s+", " ", client.get("/cost/").content.decode())
+    body = client.get("/api/breakdowns/", {"page_size": 100}).json()
+    listed = {(t["case"]["slug"], t["slug"]) for t in body["results"]}
+    assert body["count"] == Breakdown.objects.count() == len(listed)
+    for table in Breakdown.objects.select_related("case"):
+        assert (table.case.slug, table.slug) in listed
+        assert f"/cases/{table.case.slug}/" in page, table.case.slug
+    for case_slug, table_slug in NEW_STUDIES.items():
+        assert (case_slug, table_slug) in listed
+        title = re.sub(r"\s+", " ", Breakdown.objects.get(case__slug=case_slug).title)
+        assert escape(title) in page, case_slug
+
+
+def test_a_case_with_breakdowns_but_no_case_cost_points_to_its_breakdowns(
+    client: Client, seeded_library: None
+) -> None:
+    page = re.sub(
+        r"\s+", " ", client.get("/cases/ncsa-blue-waters-failure-study/").content.decode()
+    )
+    costs = page[page.index('id="cost-heading"') : page.index('id="breakdowns-heading"')]
+    assert "its failure breakdowns below are in the cost view" in costs
+    assert "leaves it out of its charts" not in costs
+
+
+def test_software_outweighs_hardware_by_repair_hours_on_blue_waters(
+    client: Client, seeded_library: None
+) -> None:
+    body = client.get("/api/breakdowns/", {"organisation": "ncsa"}).json()
+    table = next(t for t in body["results"] if t["slug"] == "failures-and-repair-hours-by-cause")
+    shares = {r["label"]: (r["count_share"], r["cost_share"]) for r in table["rows"]}
+    assert shares["Hardware"] == (42.0, 23.0)
+    assert shares["Software"] == (20.0, 53.0)
 
 
 def test_the_seeded_cost_view_leads_with_acmes_infrastructure_failures(

@@ -154,3 +154,26 @@ def test_the_readme_examples_name_values_and_entries_that_exist() -> None:
     refs.append(("remediations", entry["slug"]))
     assert [n for n in named if n not in values] == []
     assert [r for r in refs if r not in shared] == []
+
+
+def test_the_near_duplicate_values_stay_resolved() -> None:
+    """One word for one thing: the near-duplicate pairs found in the vocabulary stay resolved.
+
+    Three pairs named the same thing and were merged into the first slug; the fourth is a cause
+    and its symptom, kept apart in two facets, and each description points at the other side.
+    """
+    data = read_library([FIXTURES])
+    by_slug = {(v.facet, v.slug): v for v in data.vocabulary}
+    slugs = {v.slug for v in data.vocabulary}
+    merged = {
+        "unsafe-default-setting": "unsafe-defaults-left-in-place",
+        "control-plane-overload": "api-server-overload",
+        "overheating": "high-thermal-load",
+    }
+    assert [kept for kept in merged if kept not in slugs] == []
+    assert [dropped for dropped in merged.values() if dropped in slugs] == []
+
+    cause = by_slug[("root_cause", "training-instability")]
+    symptom = by_slug[("symptom", "loss-spike")]
+    assert "loss-spike" in cause.description
+    assert "training-instability" in symptom.description

@@ -14,13 +14,14 @@ from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 
 from incidents.facets import spec
+from incidents.graph.kinds import parse_node_ref
 from incidents.presenters import browse_page, case_page, cost_page, graph_page, library_page
 from incidents.presenters.query_state import QueryState
 from incidents.selectors.browse import facet_value_page
 from incidents.selectors.cases import case_detail, case_list
 from incidents.selectors.cost import cost_view
 from incidents.selectors.facet_counts import suggestions_for
-from incidents.selectors.graph import case_graph
+from incidents.selectors.graph import GraphOptions, graph_view
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "incidents"
@@ -151,12 +152,15 @@ def test_presenters_run_no_queries(small_library: None) -> None:
     suggestions = suggestions_for(result.query.filterset, "nccl timeouts")
     case = case_detail(slug="leaky-loader")
     cost = cost_view(params=QueryDict(""))
-    graph = case_graph(params=params)
+    graph = graph_view(params=params)
+    focus = graph_view(params=params, options=GraphOptions(parse_node_ref("case:hbm-failures")))
     value = facet_value_page(spec=spec("component"), slug="gpu-hardware")
     with _no_queries() as captured:
         assert library_page.context(result, state, suggestions, params)["rows"]
         assert case_page.context(case)["breakdowns"][0].rows
         assert cost_page.context(cost, params, [])["panels"]
-        graph_page.context(graph, params, 1, None)
+        assert graph_page.context(graph, params)["drawing"].nodes
+        assert graph_page.data(focus, params)["nodes"]
+        assert graph_page.context(focus, params, panel=True)["columns"]
         assert browse_page.value_context(value)["rows"]
     assert [q["sql"] for q in captured.captured_queries] == []

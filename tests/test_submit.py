@@ -57,7 +57,7 @@ def _good(**changes: str | list[str]) -> dict[str, Any]:
 def test_login_is_required(client: Client, small_library: None) -> None:
     response = client.get("/submit/")
     assert response.status_code == 302
-    assert response["Location"].startswith("/admin/login/?next=/submit/")
+    assert response["Location"].startswith("/accounts/login/?next=/submit/")
     assert client.post("/submit/", _good()).status_code == 302
     assert not Case.objects.filter(title="HBM errors stop a fine-tuning run").exists()
 

@@ -20,10 +20,10 @@ from .checks import ALL_CHECKS, REGISTRY, select
 from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
+from .kubeconfig import DEFAULT_TIMEOUT
 from .model import SEVERITIES, Check
-from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json
-from .runner import AuditOptions, audit_once, live_snapshot, load_options_config
-from .session import DEFAULT_TIMEOUT
+from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
+from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
 from .text import render_text
 
 FORMATS = ("text", "json", "sarif")
@@ -146,6 +146,14 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp", help="run the read-only MCP server on stdio (needs the mcp package)"
     )
     _library_arg(mcp)
+    mcp.add_argument(
+        "--allow-kubeconfig",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a kubeconfig the audit tool may read besides $KUBECONFIG's and ~/.kube/config "
+        "(repeatable; also KUBEGAP_MCP_KUBECONFIGS)",
+    )
     return parser
 
 
@@ -189,12 +197,20 @@ def _options(args: argparse.Namespace) -> AuditOptions:
     )
 
 
-def _write(path: str | None, text: str) -> None:
+def _write(path: str | None, text: str | bytes) -> None:
     if path is None:
-        sys.stdout.write(text)
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(text)
         return
     try:
-        Path(path).write_text(text)
+        if isinstance(text, bytes):
+            Path(path).write_bytes(text)
+        else:
+            Path(path).write_text(text)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -208,18 +224,26 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.preflight:
         return cmd_preflight(args, checks)
     outputs = parse_outputs(args)
+    with collector_paused():
+        return _audit_and_render(args, checks, outputs)
+
+
+def _audit_and_render(
+    args: argparse.Namespace, checks: list[Check], outputs: list[tuple[str, str | None]]
+) -> int:
     progress = _progress()
     result = audit_once(_options(args), checks, progress)
     _clear_progress(progress)
     from .sarif import render_sarif
 
     for fmt, path in outputs:
+        text: str | bytes
         if fmt == "text":
             text = render_text(
                 result, args.fail_on, args.library_url, path is None and _color(args)
             )
         elif fmt == "json":
-            text = render_json(result, args.fail_on, args.library_url)
+            text = render_json_bytes(result, args.fail_on, args.library_url)
         else:
             text = render_sarif(result, args.fail_on, args.library_url)
         _write(path, text)
@@ -248,9 +272,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
     checks = select(args.checks)
     progress = _progress()
-    snap = live_snapshot(_options(args), checks, progress)
-    _clear_progress(progress)
-    save(snap, args.output_file)
+    with collector_paused():
+        snap = live_snapshot(_options(args), checks, progress)
+        _clear_progress(progress)
+        save(snap, args.output_file)
     incomplete = [k for k, c in snap.coverage.items() if c.status in ("forbidden", "error")]
     total = sum(len(v) for v in snap.objects.values())
     print(f"wrote {args.output_file}: {len(snap.coverage)} kinds, {total} objects", file=sys.stderr)
@@ -326,7 +351,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             "install kubegap with its dependencies (pip install -e . in the repository), not the "
             "one-file kubegap.pyz"
         ) from None
-    build_server(args.library_url).run("stdio")
+    build_server(args.library_url, args.allow_kubeconfig).run("stdio")
     return 0
 
 

@@ -92,7 +92,19 @@ class Context:
 
     @cached_property
     def gpu_pods(self) -> list[Obj]:
-        return [p for p in self.items("pods") if spec_gpus(p.get("spec") or {}) > 0]
+        # Replicas read from a snapshot share one containers list (see compact.py): count each
+        # list's GPUs once. The lists live as long as the snapshot, so their ids stay theirs.
+        gpus_of: dict[int, float] = {}
+        out = []
+        for p in self.items("pods"):
+            spec = p.get("spec") or {}
+            key = id(spec.get("containers"))
+            gpus = gpus_of.get(key)
+            if gpus is None:
+                gpus = gpus_of[key] = spec_gpus(spec)
+            if gpus > 0:
+                out.append(p)
+        return out
 
     @cached_property
     def pods_by_node(self) -> dict[str, list[Obj]]:

@@ -19,6 +19,8 @@ from .credentials import Credentials, ExecCredentials, TokenFile
 from .errors import ConfigError
 from .yamlfile import read_yaml
 
+DEFAULT_TIMEOUT = 30.0  # seconds per API request, connect and read (--timeout)
+
 SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 

@@ -4,12 +4,21 @@ Tools: list_checks, explain_check, audit (a kubeconfig context or a snapshot fil
 and the top failing findings so the answer fits an agent's context) and search_cases (the
 library's REST API when reachable, else the case titles bundled with kubegap). Nothing here
 writes to a cluster or to the library.
+
+An agent names files; the server reads kubeconfigs (credentials) only from the user's default
+locations (every file ``$KUBECONFIG`` lists, else ``~/.kube/config``) or an explicit allow-list
+(``kubegap mcp --allow-kubeconfig PATH``, repeatable, or ``KUBEGAP_MCP_KUBECONFIGS``, paths
+separated like ``PATH``), compared after resolving symlinks and ``..``. Any other path is refused
+with a message naming those places, before the file is opened.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,6 +31,7 @@ from .model import SEVERITY_RANK
 from .report import check_to_dict, summary
 
 MAX_TOP = 100
+ALLOWED_KUBECONFIGS_ENV = "KUBEGAP_MCP_KUBECONFIGS"
 _AUDITS = threading.Semaphore(2)  # at most two audits at once, like kubescape's MCP server
 
 
@@ -38,6 +48,29 @@ def list_checks_data() -> list[dict[str, Any]]:
     ]
 
 
+def _resolved(path: str) -> Path:
+    return Path(path).expanduser().resolve()
+
+
+def allowed_kubeconfigs(extra: Iterable[str] = ()) -> set[Path]:
+    """The kubeconfig files the MCP server may read: the user's defaults and the allow-list."""
+    from .kubeconfig import kubeconfig_paths
+
+    listed = [*extra, *os.environ.get(ALLOWED_KUBECONFIGS_ENV, "").split(os.pathsep)]
+    return {p.resolve() for p in kubeconfig_paths(None)} | {_resolved(p) for p in listed if p}
+
+
+def kubeconfig_refusal(kubeconfig: str | None, allowed: set[Path]) -> str | None:
+    """Why ``kubeconfig`` may not be read, or None when it may (or when none is named)."""
+    if not kubeconfig or _resolved(kubeconfig) in allowed:
+        return None
+    return (
+        f"kubeconfig {kubeconfig} is not one this server may read: it reads only $KUBECONFIG's "
+        f"files, ~/.kube/config, or paths allowed with kubegap mcp --allow-kubeconfig PATH or "
+        f"{ALLOWED_KUBECONFIGS_ENV}; omit kubeconfig to use the default"
+    )
+
+
 def audit_summary(
     library_url: str | None,
     *,
@@ -49,12 +82,19 @@ def audit_summary(
     config: str | None = None,
     fail_on: str = "high",
     top: int = 20,
+    allowed: set[Path] | None = None,
 ) -> dict[str, Any]:
-    """Run an audit and return a bounded summary: counts, coverage gaps, top failing findings."""
-    from .runner import AuditOptions, audit_once
+    """Run an audit and return a bounded summary: counts, coverage gaps, top failing findings.
+
+    ``allowed``: the kubeconfig files that may be read (default :func:`allowed_kubeconfigs`).
+    """
+    from .runner import AuditOptions, audit_once, collector_paused
 
     if fail_on not in SEVERITY_RANK:
         return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
+    refusal = kubeconfig_refusal(kubeconfig, allowed_kubeconfigs() if allowed is None else allowed)
+    if refusal:
+        return {"error": refusal}
     options = AuditOptions(
         snapshot=snapshot,
         kubeconfig=kubeconfig,
@@ -64,7 +104,7 @@ def audit_summary(
     )
     try:
         selected = select(checks)
-        with _AUDITS:
+        with _AUDITS, collector_paused():
             result = audit_once(options, selected)
     except KubegapError as exc:
         return {"error": str(exc)}
@@ -150,7 +190,9 @@ def search_cases_data(query: str, limit: int, library_url: str | None) -> list[d
         return _offline_search(query, limit, library_url)
 
 
-def build_server(library_url: str | None) -> MCPServer:
+def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ()) -> MCPServer:
+    """The MCP server; ``allow_kubeconfigs``: kubeconfig files allowed beyond the defaults."""
+    extra = tuple(allow_kubeconfigs)
     server = MCPServer(
         "kubegap",
         instructions="Read-only Kubernetes GPU-cluster audit. Findings cite public incident cases.",
@@ -182,7 +224,8 @@ def build_server(library_url: str | None) -> MCPServer:
     ) -> dict[str, Any]:
         """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
         coverage gaps and the top failing findings (at most ``top``, max 100). ``config``: a
-        kubegap.yaml with checks on/off, thresholds and exemptions."""
+        kubegap.yaml with checks on/off, thresholds and exemptions. ``kubeconfig``: only the
+        user's default kubeconfig files or those the server was started to allow."""
         return audit_summary(
             library_url,
             snapshot=snapshot,
@@ -193,6 +236,7 @@ def build_server(library_url: str | None) -> MCPServer:
             config=config,
             fail_on=fail_on,
             top=top,
+            allowed=allowed_kubeconfigs(extra),
         )
 
     @server.tool()

@@ -7,18 +7,18 @@ text report is :mod:`.text`, SARIF :mod:`.sarif`.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
 from . import __version__
 from .cases import cited_cases
 from .engine import AuditResult
+from .jsonio import dumps
 from .kinds import KINDS
 from .model import SEVERITIES, SEVERITY_RANK, STATUSES, Check, Finding
 
 SCHEMA = "kubegap-report"
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "3.0"
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_COVERAGE = 0, 1, 2, 3
 CHECK_STATUSES = ("fail", "not_evaluated", "pass", "not_applicable")
 
@@ -90,13 +90,12 @@ def check_to_dict(check: Check, library_url: str | None) -> dict[str, Any]:
     }
 
 
-def finding_to_dict(f: Finding, library_url: str | None) -> dict[str, Any]:
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    """One finding: what was found on which object. What the check is (title, remediation, cited
+    cases, references) is said once, in the report's ``checks`` entry for ``check_id``."""
     out: dict[str, Any] = {
         "check_id": f.check.id,
-        "title": f.check.title,
         "severity": f.check.severity,
-        "category": f.check.category,
-        "confidence": f.check.confidence,
         "status": f.status,
         "message": f.message,
         "resource": f.resource.to_dict(),
@@ -104,19 +103,45 @@ def finding_to_dict(f: Finding, library_url: str | None) -> dict[str, Any]:
         "examined": list(f.examined),
         "not_seen": list(f.not_seen),
         "evidence": [e.to_dict() for e in f.evidence],
-        "remediation": f.check.remediation,
-        "cases": cited_cases(f.check.cases, library_url),
-        "references": [{"url": r.url, "title": r.title} for r in f.check.references],
     }
     if f.exemption is not None:
         out["exemption"] = f.exemption.to_dict()
     return out
 
 
+def _check_entry(
+    check: Check, status: str, findings: int, library_url: str | None
+) -> dict[str, Any]:
+    return {
+        "id": check.id,
+        "title": check.title,
+        "severity": check.severity,
+        "category": check.category,
+        "confidence": check.confidence,
+        "status": status,
+        "findings": findings,
+        "remediation": check.remediation,
+        "cases": cited_cases(check.cases, library_url),
+        "references": [{"url": r.url, "title": r.title} for r in check.references],
+    }
+
+
+def _statuses_by_check(findings: list[Finding]) -> dict[str, set[str]]:
+    statuses: dict[str, set[str]] = {}
+    for f in findings:
+        statuses.setdefault(f.check.id, set()).add(f.status)
+    return statuses
+
+
+def _worst(statuses: set[str]) -> str:
+    return next((s for s in CHECK_STATUSES if s in statuses), "not_evaluated")
+
+
 def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
     by_status = Counter(f.status for f in result.findings)
     fail_sev = Counter(f.severity for f in result.findings if f.status == "fail")
-    checks = Counter(check_status(c, result.findings) for c in result.checks)
+    by_check = _statuses_by_check(result.findings)
+    checks = Counter(_worst(by_check.get(c.id, set())) for c in result.checks)
     return {
         "checks": len(result.checks),
         "checks_by_status": {s: checks.get(s, 0) for s in CHECK_STATUSES},
@@ -131,6 +156,8 @@ def summary(result: AuditResult, fail_on: str) -> dict[str, Any]:
 
 def to_json_dict(result: AuditResult, fail_on: str, library_url: str | None) -> dict[str, Any]:
     snap = result.snapshot
+    by_check = _statuses_by_check(result.findings)
+    counts = Counter(f.check.id for f in result.findings)
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -148,18 +175,17 @@ def to_json_dict(result: AuditResult, fail_on: str, library_url: str | None) -> 
             {"kind": key, **cov.to_dict()} for key, cov in sorted(result.coverage.items())
         ],
         "checks": [
-            {
-                "id": c.id,
-                "title": c.title,
-                "severity": c.severity,
-                "status": check_status(c, result.findings),
-                "findings": sum(1 for f in result.findings if f.check.id == c.id),
-            }
+            _check_entry(c, _worst(by_check.get(c.id, set())), counts[c.id], library_url)
             for c in sorted(result.checks, key=lambda c: c.id)
         ],
-        "findings": [finding_to_dict(f, library_url) for f in result.findings],
+        "findings": [finding_to_dict(f) for f in result.findings],
     }
 
 
+def render_json_bytes(result: AuditResult, fail_on: str, library_url: str | None) -> bytes:
+    """The JSON report, UTF-8, indented by two spaces (orjson when installed)."""
+    return dumps(to_json_dict(result, fail_on, library_url), indent=True) + b"\n"
+
+
 def render_json(result: AuditResult, fail_on: str, library_url: str | None) -> str:
-    return json.dumps(to_json_dict(result, fail_on, library_url), indent=2, sort_keys=False) + "\n"
+    return render_json_bytes(result, fail_on, library_url).decode()

@@ -23,10 +23,9 @@ import httpx
 
 from . import __version__
 from .errors import ConfigError
-from .kubeconfig import Connection
+from .kubeconfig import DEFAULT_TIMEOUT, Connection
 
 USER_AGENT = f"kubegap/{__version__} (read-only audit)"
-DEFAULT_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 10.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_RETRIES = 4

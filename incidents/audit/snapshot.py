@@ -11,18 +11,21 @@ use it. Auditing a saved snapshot gives the same findings as auditing the cluste
 from __future__ import annotations
 
 import gzip
-import json
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import yaml
 
+from .compact import Sharer
 from .errors import SnapshotError
+from .jsonio import dumps, loads
 from .k8s import Obj
 from .kinds import KINDS, project, spec_for_object
+from .projection import PROJECTION_VERSION
 
 SNAPSHOT_FORMAT = "kubegap-snapshot"
 SNAPSHOT_VERSION = 1
@@ -88,20 +91,128 @@ def now_iso() -> str:
 
 
 def save(snap: Snapshot, path: str | os.PathLike[str]) -> None:
-    """Write ``snap`` as JSON (gzip if the name ends in .gz), atomically."""
+    """Write ``snap`` as JSON (gzip if the name ends in .gz), atomically, one object a line.
+
+    The file is one JSON document (``json.load`` reads it) laid out so that :func:`load` can read
+    it a line at a time: a header line, then per kind a line with its coverage, one line per
+    object, and a closing line.
+    """
     target = Path(path)
     tmp = target.with_name(f".{target.name}.tmp")
-    data = json.dumps(snap.to_dict(), sort_keys=True, separators=(",", ":")).encode()
     try:
-        if target.name.endswith(".gz"):
-            with gzip.open(tmp, "wb") as fh:
-                fh.write(data)
-        else:
-            tmp.write_bytes(data)
+        opener = gzip.open if target.name.endswith(".gz") else open
+        with opener(tmp, "wb") as fh:  # type: ignore[operator]
+            for chunk in _lines(snap):
+                fh.write(chunk)
         tmp.replace(target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise SnapshotError(f"cannot write snapshot {target}: {exc.strerror or exc}") from None
+
+
+_KINDS_OPEN = b',"kinds":{'
+_ITEMS_OPEN = b',"items":['
+
+
+def _lines(snap: Snapshot) -> Iterator[bytes]:
+    header = {
+        "format": SNAPSHOT_FORMAT,
+        "version": SNAPSHOT_VERSION,
+        "projection": PROJECTION_VERSION,
+        "collected_at": snap.collected_at,
+        "context": snap.context,
+        "namespace": snap.namespace,
+        "server_version": snap.server_version,
+    }
+    yield dumps(header)[:-1] + _KINDS_OPEN + b"\n"
+    keys = sorted(snap.coverage)
+    for i, key in enumerate(keys):
+        coverage = dumps({"coverage": snap.coverage[key].to_dict()})[:-1]
+        yield dumps(key) + b":" + coverage + _ITEMS_OPEN + b"\n"
+        items = snap.objects.get(key, [])
+        last = len(items) - 1
+        for j, obj in enumerate(items):
+            yield dumps(obj) + (b",\n" if j < last else b"\n")
+        yield b"]},\n" if i < len(keys) - 1 else b"]}\n"
+    yield b"}}\n"
+
+
+class _NotLineLayout(Exception):
+    """The file is JSON, but not laid out one object a line (hand-written, or pretty-printed)."""
+
+
+def _open(path: Path) -> IO[bytes]:
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise SnapshotError(f"cannot read snapshot {path}: {exc.strerror or exc}") from None
+    if fh.read(2) == b"\x1f\x8b":
+        fh.seek(0)
+        return gzip.GzipFile(fileobj=fh, mode="rb")  # type: ignore[return-value]
+    fh.seek(0)
+    return fh
+
+
+def _read_lines(path: Path) -> Snapshot | None:
+    """The snapshot, read a line at a time, if the file is in :func:`save`'s layout; else None.
+
+    Only one object's text is held at a time. Objects written with this kubegap's projection are
+    kept as they are (projecting them again would give the same objects); older ones are
+    projected. Equal values are shared between objects (:mod:`.compact`).
+    """
+    with _open(path) as fh:
+        first = fh.readline()
+        if not first.startswith(b'{"format":') or not first.rstrip().endswith(_KINDS_OPEN):
+            return None
+        try:
+            header = loads(first.rstrip()[: -len(_KINDS_OPEN)] + b"}")
+            if header.get("format") != SNAPSHOT_FORMAT:
+                return None
+            _check_version(path, header)
+            snap = _snapshot_from_header(header)
+            reproject = header.get("projection") != PROJECTION_VERSION
+            share = Sharer()
+            for line in fh:
+                if line.startswith(b"}}"):
+                    return snap
+                key, coverage = _kind_line(line)
+                items = _items(fh)
+                if key not in KINDS:
+                    for _ in items:  # written by a newer kubegap; nothing here reads it
+                        pass
+                    continue
+                snap.coverage[key] = _coverage(path, key, coverage)
+                try:
+                    snap.objects[key] = [share(project(key, o) if reproject else o) for o in items]
+                except (TypeError, ValueError, AttributeError):
+                    raise SnapshotError(f"snapshot {path}: kind {key!r} is malformed") from None
+        except (_NotLineLayout, ValueError):
+            return None
+    return None  # no closing line: let the whole-document reader say what is wrong
+
+
+def _kind_line(line: bytes) -> tuple[str, Any]:
+    text = line.rstrip()
+    if not text.endswith(_ITEMS_OPEN):
+        raise _NotLineLayout
+    entry = loads(b"{" + text[: -len(_ITEMS_OPEN)] + b"}}")
+    if not isinstance(entry, dict) or len(entry) != 1:
+        raise _NotLineLayout
+    ((key, value),) = entry.items()
+    if not isinstance(value, dict) or "coverage" not in value:
+        raise _NotLineLayout
+    return key, value["coverage"]
+
+
+def _items(fh: IO[bytes]) -> Iterator[Obj]:
+    for line in fh:
+        if line.startswith(b"]}"):
+            return
+        item = loads(line.rstrip().removesuffix(b","))
+        if not isinstance(item, dict):
+            raise _NotLineLayout
+        yield item
+    raise _NotLineLayout
 
 
 def _read(path: Path) -> Any:
@@ -115,10 +226,11 @@ def _read(path: Path) -> Any:
         text = raw.decode("utf-8")
     except (OSError, EOFError, UnicodeDecodeError):
         raise SnapshotError(f"snapshot {path} is corrupt (bad gzip or not UTF-8)") from None
+    del raw
     try:
         if path.suffix in (".yaml", ".yml"):
             return yaml.safe_load(text)
-        return json.loads(text)
+        return loads(text)
     except (ValueError, yaml.YAMLError):
         raise SnapshotError(f"snapshot {path} is not valid JSON/YAML") from None
 
@@ -126,6 +238,13 @@ def _read(path: Path) -> Any:
 def load(path: str | os.PathLike[str]) -> Snapshot:
     """Read a snapshot written by ``kubegap collect``, or an ``items:`` fixture file."""
     p = Path(path)
+    if p.suffix not in (".yaml", ".yml"):
+        try:
+            snap = _read_lines(p)
+        except (OSError, EOFError):
+            raise SnapshotError(f"snapshot {p} is corrupt (bad gzip or not UTF-8)") from None
+        if snap is not None:
+            return snap
     data = _read(p)
     if not isinstance(data, dict):
         raise SnapshotError(f"snapshot {p} is not a kubegap snapshot (top level is not a mapping)")
@@ -140,38 +259,59 @@ def load(path: str | os.PathLike[str]) -> Snapshot:
     raise SnapshotError(f"snapshot {p} is not a kubegap snapshot (no 'format' field)")
 
 
-def _from_saved(p: Path, data: dict[str, Any]) -> Snapshot:
+def _check_version(p: Path, data: dict[str, Any]) -> None:
     version = data.get("version")
     if version != SNAPSHOT_VERSION:
         raise SnapshotError(
             f"snapshot {p} has format version {version!r}; this kubegap reads {SNAPSHOT_VERSION}"
         )
-    snap = Snapshot(
+
+
+def _snapshot_from_header(data: dict[str, Any]) -> Snapshot:
+    return Snapshot(
         server_version=dict(data.get("server_version") or {}),
         context=data.get("context"),
         namespace=data.get("namespace"),
         collected_at=data.get("collected_at"),
     )
-    kinds = data.get("kinds")
+
+
+def _coverage(p: Path, key: str, cov: Any) -> Coverage:
+    try:
+        status = cov["status"]
+        if status not in COVERAGE_STATUSES:
+            raise ValueError(status)
+        return Coverage(
+            status,
+            cov.get("api_version"),
+            int(cov.get("count", 0)),
+            int(cov.get("pages", 0)),
+            cov.get("message"),
+            bool(cov.get("truncated", False)),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise SnapshotError(f"snapshot {p}: kind {key!r} is malformed") from None
+
+
+def _from_saved(p: Path, data: dict[str, Any]) -> Snapshot:
+    """A snapshot from a whole parsed document (an older layout, or one edited by hand)."""
+    _check_version(p, data)
+    snap = _snapshot_from_header(data)
+    kinds = data.pop("kinds", None)
     if not isinstance(kinds, dict):
         raise SnapshotError(f"snapshot {p}: 'kinds' must be a mapping")
-    for key, entry in kinds.items():
+    reproject = data.get("projection") != PROJECTION_VERSION
+    share = Sharer()
+    for key in list(kinds):
+        entry = kinds.pop(key)  # the parsed items go as their kind is read
         if key not in KINDS:
             continue  # written by a newer kubegap; nothing here reads it
         try:
-            cov = entry["coverage"]
-            status = cov["status"]
-            if status not in COVERAGE_STATUSES:
-                raise ValueError(status)
-            snap.coverage[key] = Coverage(
-                status,
-                cov.get("api_version"),
-                int(cov.get("count", 0)),
-                int(cov.get("pages", 0)),
-                cov.get("message"),
-                bool(cov.get("truncated", False)),
-            )
-            snap.objects[key] = [project(key, o) for o in entry.get("items") or []]
+            snap.coverage[key] = _coverage(p, key, entry["coverage"])
+            items = entry.get("items") or []
+            if not isinstance(items, list) or not all(isinstance(o, dict) for o in items):
+                raise TypeError(key)
+            snap.objects[key] = [share(project(key, o) if reproject else o) for o in items]
         except (KeyError, TypeError, ValueError, AttributeError):
             raise SnapshotError(f"snapshot {p}: kind {key!r} is malformed") from None
     return snap

@@ -103,8 +103,11 @@ def render_text(
             "fail" if cov.status in ("forbidden", "error") else "dim", f"{cov.status:<10}"
         )
         out.append(f"  {status} {key:<44} {detail}")
+    by_check: dict[str, list[Finding]] = {}
+    for f in result.findings:
+        by_check.setdefault(f.check.id, []).append(f)
     for check in sorted(result.checks, key=lambda c: (SEVERITY_RANK[c.severity], c.id)):
-        findings = [f for f in result.findings if f.check.id == check.id]
+        findings = by_check.get(check.id, [])
         status = check_status(check, findings)
         label = _LABEL.get(status, status.upper())
         severity = paint(check.severity, check.severity)

@@ -1,18 +1,22 @@
-"""Settings, read from the environment (12-factor).
+"""Settings, read from the environment (12-factor); site/env.example documents a production set.
 
 DATABASE_URL   default: an SQLite file in the project (zero setup); postgres://... for PostgreSQL
 SECRET_KEY     required unless DEBUG is on
 DEBUG          "1"/"true" to enable; off by default
 ALLOWED_HOSTS  comma-separated; defaults to localhost names when DEBUG is on
+HTTPS behind a proxy: SECURE_SSL_REDIRECT, SECURE_PROXY_SSL_HEADER, SECURE_HSTS_SECONDS (and
+_INCLUDE_SUBDOMAINS, _PRELOAD), SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE, CSRF_TRUSTED_ORIGINS.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 # Lets admin and querysets be subscripted at run time, as django-stubs types them.
@@ -27,6 +31,17 @@ def env_bool(name: str, default: bool = False) -> bool:
     if raw is None or raw.strip() == "":
         return default
     return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    """Read a whole-number environment variable; a non-number is a configuration error."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -50,6 +65,48 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# HTTPS. All off by default so that `make serve` answers on plain http://127.0.0.1; a deployment
+# behind a TLS proxy turns them on (site/env.example), and `check --deploy` is then silent.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
+# "HTTP_X_FORWARDED_PROTO,https": the header the proxy sets and the value that means https.
+_proxy_header = env_list("SECURE_PROXY_SSL_HEADER", [])
+if _proxy_header and len(_proxy_header) != 2:
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER must be 'HEADER,value', e.g. HTTP_X_FORWARDED_PROTO,https"
+    )
+SECURE_PROXY_SSL_HEADER = (_proxy_header[0], _proxy_header[1]) if _proxy_header else None
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS")
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD")
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE")
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE")
+# /healthz is probed over plain HTTP by the kubelet; it must not be redirected to https.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+
+# Content Security Policy (django-csp): scripts and styles from this site only, no inline script or
+# style, nothing framed. CSP_REPORT_ONLY=1 reports violations without enforcing them.
+_CSP = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+if env_bool("CSP_REPORT_ONLY"):
+    CONTENT_SECURITY_POLICY_REPORT_ONLY = _CSP
+else:
+    CONTENT_SECURITY_POLICY = _CSP
+
+# The error page under DEBUG masks secrets in settings, request headers and local variables.
+DEFAULT_EXCEPTION_REPORTER_FILTER = "incidents.config.errors.SecretMaskingFilter"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -64,11 +121,14 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "incidents",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -77,6 +137,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "incidents.middleware.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login attempt.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "incidents.config.urls"
@@ -99,9 +162,17 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=60
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        # A connection kept open is checked before reuse, so a restarted database is picked up.
+        conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # An unreachable database fails a request in seconds (a 503) rather than hanging a worker.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -134,7 +205,27 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 WHITENOISE_AUTOREFRESH = DEBUG
 
-LOGIN_URL = "admin:login"
+# Editors (the "Editors" group) log in at /accounts/login/; only staff reach /admin/.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "incidents:case-list"
+LOGOUT_REDIRECT_URL = "incidents:case-list"
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out account or address before a password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login attempts: after AXES_FAILURE_LIMIT failures for one account, or from one address, further
+# attempts are refused (429) for AXES_COOLOFF_MINUTES, the right password included.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Behind N reverse proxies, the client address is the Nth from the right of X-Forwarded-For.
+AXES_IPWARE_PROXY_COUNT = env_int("AXES_PROXY_COUNT", 0) or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if AXES_IPWARE_PROXY_COUNT else ["REMOTE_ADDR"]
+)
 
 # Where the seeded library lives; `manage.py load_cases` reads it by default.
 FIXTURES_DIR = BASE_DIR / "fixtures"

@@ -45,6 +45,7 @@ from incidents.models.library import (
     case_period_label,
     format_period_point,
 )
+from incidents.models.library_state import LibraryState
 from incidents.models.search import SearchIndex, SearchTerm
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "FacetValue",
     "KeyFigure",
     "Lesson",
+    "LibraryState",
     "Remediation",
     "SearchIndex",
     "SearchTerm",

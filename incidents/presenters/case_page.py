@@ -8,6 +8,7 @@ from typing import Any
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, FacetValue, Source
 from incidents.presenters.breakdown_tables import table_view
+from incidents.presenters.query_state import QueryState
 from incidents.selectors.cases import values_by_facet
 from incidents.selectors.prefetch import prefetched
 
@@ -44,6 +45,11 @@ def context(case: Case) -> dict[str, Any]:
     values = values_by_facet(case)
     return {
         "case": case,
+        # The graph focused on this case: its values, remediations and lessons, and who shares them.
+        "graph_url": QueryState()
+        .on("incidents:graph")
+        .with_option("focus", f"case:{case.slug}")
+        .href(),
         # Who reported it goes in the meta line; the card's rows say what failed and why.
         "meta_values": [v for spec in FACETS if not spec.failure for v in values[spec.facet]],
         "facet_rows": [FacetRow(spec, values[spec.facet]) for spec in FACETS if spec.failure],

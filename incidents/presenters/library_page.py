@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.paginator import Page
+from django.http import QueryDict
 
 from incidents import facets
 from incidents.facets import FACETS, FacetSpec
@@ -207,7 +208,11 @@ def context(
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),
         "trees": facet_trees(state, result.facets),
-        "unknown": unknown_values(vocabulary, result.errors, params),
+        # The parameters as the filters read them: a value repeated 1,000 times is named once.
+        "unknown": [
+            *unknown_values(vocabulary, result.errors, result.query.filterset.data or QueryDict()),
+            *result.query.notes,
+        ],
         "page_links": page_links(state, page),
         "prev_url": (
             state.replace(page=page.previous_page_number()).href() if page.has_previous() else ""

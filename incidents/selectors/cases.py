@@ -46,6 +46,11 @@ class CaseQuery:
     def vocabulary(self) -> Vocabulary:
         return self.filterset.vocabulary
 
+    @property
+    def notes(self) -> list[str]:
+        """What the bounds on the parameters left out (incidents.query_params), in sentences."""
+        return self.filterset.notes
+
 
 def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> CaseQuery:
     """Apply the one FilterSet to the request's parameters: the filtered cases, newest first

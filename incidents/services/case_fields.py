@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -28,6 +29,13 @@ from incidents.services.library_entries import (
 )
 
 _url_validator = URLValidator(schemes=["http", "https"])
+# The columns' lengths (incidents/models), enforced here so that both databases refuse alike.
+SLUG_MAX = 100
+URL_MAX = 500
+ARCHIVED_URL_MAX = 600
+UNIT_MAX = 40
+# NUL and other control characters: PostgreSQL refuses NUL in text, and none belongs in a case.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 class FieldReader:
@@ -58,9 +66,17 @@ class FieldReader:
         if not isinstance(value, str):
             self.add(name, f"must be text, not {type(value).__name__}")
             return ""
+        return self.words(value, name, max_len=max_len)
+
+    def words(self, value: str, name: str, *, max_len: int = 0) -> str:
+        """Text as stored: one line's spaces collapsed, no control characters, within max_len."""
         value = " ".join(value.split()) if "\n" not in value.strip() else value.strip()
+        if _CONTROL.search(value):
+            self.add(name, "holds a control character (such as NUL); remove it")
+            return ""
         if max_len and len(value) > max_len:
             self.add(name, f"is {len(value)} characters long; at most {max_len} allowed")
+            return ""
         return value
 
     def choice(self, data: dict[str, Any], key: str, choices: Iterable[str], default: str) -> str:
@@ -71,13 +87,18 @@ class FieldReader:
             return default
         return str(value)
 
-    def url(self, value: Any, fieldname: str, *, required: bool = True) -> str:
+    def url(
+        self, value: Any, fieldname: str, *, required: bool = True, max_len: int = URL_MAX
+    ) -> str:
         if value is None or value == "":
             if required:
                 self.add(fieldname, "is required")
             return ""
         if not isinstance(value, str):
             self.add(fieldname, f"must be a URL, not {type(value).__name__}")
+            return ""
+        if len(value) > max_len:
+            self.add(fieldname, f"is {len(value)} characters long; at most {max_len} allowed")
             return ""
         try:
             _url_validator(value)
@@ -96,18 +117,33 @@ class FieldReader:
 
     def slug(self, value: Any, fieldname: str) -> str:
         if not isinstance(value, str) or not SLUG_RE.match(value):
-            self.add(fieldname, f"{value!r} is not a slug (lower-case letters, digits, hyphens)")
+            shown = (
+                f"{value[:60]!r}..." if isinstance(value, str) and len(value) > 60 else repr(value)
+            )
+            self.add(fieldname, f"{shown} is not a slug (lower-case letters, digits, hyphens)")
+            return ""
+        if len(value) > SLUG_MAX:
+            self.add(fieldname, f"is {len(value)} characters long; at most {SLUG_MAX} allowed")
             return ""
         return value
 
     def number(self, value: Any, fieldname: str) -> float | None:
+        """A finite number, zero or more (NaN, infinities and overflowing numbers refused)."""
         if isinstance(value, bool) or not isinstance(value, int | float):
             self.add(fieldname, f"{value!r} is not a number")
             return None
-        if value < 0:
+        try:
+            number = float(value)
+        except OverflowError:
+            self.add(fieldname, "is too large a number")
+            return None
+        if not math.isfinite(number):
+            self.add(fieldname, f"{value!r} is not a finite number")
+            return None
+        if number < 0:
             self.add(fieldname, f"{value!r} is negative")
             return None
-        return float(value)
+        return number
 
     def unknown_keys(self, data: dict[str, Any], allowed: Iterable[str], prefix: str = "") -> None:
         for key in sorted(set(data) - set(allowed), key=str):
@@ -119,8 +155,7 @@ def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEn
     with exactly the rules of a case file; raise LibraryError listing every problem."""
     problems: list[Problem] = []
     c = FieldReader(problems, display, f"case '{slug}'")
-    if not SLUG_RE.match(slug):
-        c.add("slug", f"{slug!r} is not a slug (lower-case letters, digits, hyphens)")
+    c.slug(slug, "slug")
     entry = case_entry(c, slug, display, raw)
     if problems:
         raise LibraryError(problems)
@@ -258,7 +293,12 @@ def _read_sources(c: FieldReader, value: Any) -> list[SourceEntry]:
             c.add(f"{where}.kind", f"{kind!r} is not one of {', '.join(SourceKind.values)}")
             kind = SourceKind.PRIMARY
         title = c.text(item, "title", required=False, max_len=300)
-        archived = c.url(item.get("archived_url"), f"{where}.archived_url", required=False)
+        archived = c.url(
+            item.get("archived_url"),
+            f"{where}.archived_url",
+            required=False,
+            max_len=ARCHIVED_URL_MAX,
+        )
         if url and any(s.url == url for s in sources):
             c.add(f"{where}.url", f"{url!r} is listed twice")
         elif url:
@@ -281,10 +321,7 @@ def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[Fig
         c.unknown_keys(item, {"value", "unit", "measures", "source"}, prefix=f"{where}.")
         number = c.number(item.get("value"), f"{where}.value")
         measures = c.text(item, "measures", required=True, max_len=300)
-        unit = item.get("unit") or ""
-        if not isinstance(unit, str):
-            c.add(f"{where}.unit", f"must be text, not {type(unit).__name__}")
-            unit = ""
+        unit = c.text(item, "unit", where=where, required=False, max_len=UNIT_MAX)
         source = c.cited_source(item.get("source"), f"{where}.source", source_urls)
         if number is not None and measures and source:
             figures.append(FigureEntry(number, unit, measures, source))

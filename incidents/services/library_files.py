@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from incidents.facets import FACETS
-from incidents.services.case_fields import FieldReader, case_entry
+from incidents.services.case_fields import SLUG_MAX, FieldReader, case_entry
 from incidents.services.library_entries import (
     SHARED_KINDS,
     SLUG_RE,
@@ -24,13 +24,17 @@ from incidents.services.library_entries import (
     SharedEntry,
     VocabularyEntry,
 )
+from incidents.services.safe_yaml import LibraryYamlError, load_file
 from incidents.text import spelling_key
+
+ALIAS_MAX = 150  # FacetAlias.text
 
 
 def _load_yaml(path: Path, problems: list[Problem], display: str) -> Any:
     try:
-        with path.open(encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+        return load_file(path)
+    except LibraryYamlError as exc:
+        problems.append(Problem(display, None, None, str(exc)))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -157,8 +161,8 @@ def _read_vocabulary(path: Path, display: str, data: LibraryData, problems: list
             for a_index, alias in enumerate(aliases_raw):
                 if not isinstance(alias, str) or not alias.strip():
                     c.add(f"aliases[{a_index}]", "must be non-empty text")
-                else:
-                    aliases.append(" ".join(alias.split()))
+                elif text := c.words(alias, f"aliases[{a_index}]", max_len=ALIAS_MAX):
+                    aliases.append(text)
         if slug and name:
             data.vocabulary.append(
                 VocabularyEntry(facet, slug, name, description, parent, tuple(aliases), display)
@@ -186,6 +190,9 @@ def _read_case(path: Path, display: str, data: LibraryData, problems: list[Probl
     c = FieldReader(problems, display, f"case '{slug}'")
     if not SLUG_RE.match(slug):
         c.add(None, "the file name must be the case slug (lower-case letters, digits, hyphens)")
+        return
+    if len(slug) > SLUG_MAX:
+        c.add(None, f"the file name (the case slug) is {len(slug)} characters; at most {SLUG_MAX}")
         return
     raw = _load_yaml(path, problems, display)
     if raw is None:

@@ -30,6 +30,7 @@ from incidents.services.library_entries import (
     VocabularyEntry,
 )
 from incidents.services.library_files import read_library
+from incidents.services.library_version import bump
 from incidents.services.search_index import refresh_search_index
 from incidents.text import spelling_key
 
@@ -95,6 +96,8 @@ def _apply(data: LibraryData) -> LoadReport:
     else:
         slugs = [entry.slug for entry in data.cases]
         refresh_search_index(Case.objects.filter(slug__in=slugs).values_list("id", flat=True))
+    if report.changed:
+        bump()  # bulk writes above send no signals
     return report
 
 

@@ -1,42 +1,78 @@
-"""The graph view: cases linked to causes, components, symptoms, and shared remedies and lessons."""
+"""The graph views: the overview or a focus, as a page, as JSON, and as the library's panel."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
-from incidents import graph as g
+from incidents.graph.kinds import BadNodeRef, NodeRef, parse_node_ref
+from incidents.graph.overview import DEFAULT_KINDS, SHOWABLE_KINDS
 from incidents.presenters import graph_page as presenter
-from incidents.selectors.graph import case_graph
+from incidents.selectors.graph import GraphOptions, GraphView, graph_view
 
 
-def _min_cases(request: HttpRequest) -> tuple[int, str | None]:
-    raw = request.GET.get("min_cases", str(presenter.DEFAULT_MIN_CASES))
-    try:
-        value = int(raw)
-    except ValueError:
-        return presenter.DEFAULT_MIN_CASES, f"min_cases must be a whole number, not {raw!r}"
-    if not 1 <= value <= 50:
-        return presenter.DEFAULT_MIN_CASES, f"min_cases must be between 1 and 50, not {value}"
-    return value, None
+def parse_options(
+    request: HttpRequest, *, budget: int | None = None
+) -> tuple[GraphOptions, dict[str, list[str]]]:
+    """The graph's own parameters; each bad one is named in the errors and left out."""
+    errors: dict[str, list[str]] = {}
+
+    def ref(name: str, text: str) -> NodeRef | None:
+        try:
+            return parse_node_ref(text)
+        except BadNodeRef as problem:
+            errors.setdefault(name, []).append(f"{problem}.")
+            return None
+
+    focus = ref("focus", request.GET["focus"]) if request.GET.get("focus") else None
+    leave_out = ref("from", request.GET["from"]) if request.GET.get("from") else None
+    expand = tuple(r for text in request.GET.getlist("expand") if (r := ref("expand", text)))
+    shown = [k for k in request.GET.getlist("show") if k]
+    unknown = [k for k in shown if k not in SHOWABLE_KINDS]
+    if unknown:
+        errors["show"] = [
+            f"{', '.join(map(repr, unknown))}: not a kind the graph draws"
+            f" (one of {', '.join(SHOWABLE_KINDS)})."
+        ]
+    kinds = tuple(k for k in SHOWABLE_KINDS if k in shown) or DEFAULT_KINDS
+    options = GraphOptions(focus, leave_out, expand, kinds)
+    if budget is not None:
+        options = GraphOptions(focus, leave_out, expand, kinds, budget)
+    return options, errors
+
+
+def _view(
+    request: HttpRequest, *, budget: int | None = None, with_facets: bool = False
+) -> GraphView:
+    options, errors = parse_options(request, budget=budget)
+    view = graph_view(params=request.GET, options=options, with_facets=with_facets)
+    for name, problems in errors.items():
+        view.option_errors.setdefault(name, []).extend(problems)
+    return view
 
 
 def graph_page(request: HttpRequest) -> HttpResponse:
-    """The drawing (when JavaScript runs) and, always, tables of what the cases share most."""
-    min_cases, error = _min_cases(request)
-    result = case_graph(params=request.GET, min_cases=min_cases)
-    context = presenter.context(result, request.GET, min_cases, error)
-    return render(request, "incidents/graph.html", context)
+    """The drawing (SVG, no JavaScript needed) and the tables that carry the same content."""
+    view = _view(request, with_facets=True)
+    # As on the library page, what could not be used is named on the page, the rest applies.
+    return render(request, "incidents/graph.html", presenter.context(view, request.GET))
+
+
+def graph_panel(request: HttpRequest) -> HttpResponse:
+    """The library page's panel: a smaller overview of the same filters, fetched by htmx."""
+    view = _view(request, budget=presenter.PANEL_BUDGET)
+    context: dict[str, Any] = presenter.context(view, request.GET, panel=True)
+    response = render(request, "incidents/graph.html#panel", context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 def graph_data(request: HttpRequest) -> JsonResponse:
-    """Cytoscape.js elements for the current filters."""
-    min_cases, error = _min_cases(request)
-    result = case_graph(params=request.GET, min_cases=min_cases)
-    errors = dict(result.errors)
-    if error:
-        errors["min_cases"] = [error]
-    if errors:
-        return JsonResponse({"errors": errors}, status=400)
-    presenter.link_nodes(result)
-    return JsonResponse({"cases": result.case_count, "elements": g.to_cytoscape(result.graph)})
+    """The same view as JSON: nodes with positions and links, weighted edges."""
+    view = _view(request)
+    if view.errors:
+        return JsonResponse({"errors": view.errors}, status=400)
+    return JsonResponse(presenter.data(view, request.GET))

@@ -208,7 +208,7 @@ def test_json_report_is_stable_and_sorted(capsys: pytest.CaptureFixture[str]) ->
     second = run(capsys, "audit", "--snapshot", path, "--format", "json")[1]
     assert first == second
     doc = json.loads(first)
-    assert doc["schema_version"] == "2.0" and doc["source"]["type"] == "snapshot"
+    assert doc["schema_version"] == "3.0" and doc["source"]["type"] == "snapshot"
     order = ["fail", "not_evaluated", "not_applicable", "pass"]
     statuses = [order.index(f["status"]) for f in doc["findings"]]
     assert statuses == sorted(statuses)
@@ -219,9 +219,13 @@ def test_json_report_is_stable_and_sorted(capsys: pytest.CaptureFixture[str]) ->
     assert finding["evidence"] == [
         {"path": 'status.capacity["nvidia.com/gpu"]', "observed": 6.0, "expected": 8.0}
     ]
-    # No library link unless --library-url (or KUBEGAP_LIBRARY_URL) names one; the source always.
-    assert set(finding["cases"][0]) == {"slug", "title", "source_url"}
-    assert finding["cases"][0]["source_url"].startswith("https://")
+    # What the check is, its cases and fix, are said once, in its `checks` entry. No library
+    # link unless --library-url (or KUBEGAP_LIBRARY_URL) names one; the source always.
+    assert not {"title", "remediation", "cases", "references"} & set(finding)
+    [check] = [c for c in doc["checks"] if c["id"] == "GPU-003"]
+    assert check["status"] == "fail" and check["remediation"]
+    assert set(check["cases"][0]) == {"slug", "title", "source_url"}
+    assert check["cases"][0]["source_url"].startswith("https://")
 
 
 def _strip_source(doc: dict[str, Any]) -> dict[str, Any]:

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
 
-from incidents.audit.mcp_server import build_server, search_cases_data
+from incidents.audit.mcp_server import (
+    ALLOWED_KUBECONFIGS_ENV,
+    allowed_kubeconfigs,
+    build_server,
+    kubeconfig_refusal,
+    search_cases_data,
+)
 
 from .conftest import FIXTURES
+from .fakeapi import FakeApiServer, FakeCluster
 
 UNREACHABLE = "http://127.0.0.1:9"
 
@@ -121,16 +131,59 @@ def test_kubegap_mcp_serves_over_stdio() -> None:
 
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "incidents.audit", "mcp", "--library-url", UNREACHABLE],
+        args=["-m", "incidents.audit", "mcp", "--library-url", UNREACHABLE]
+        + ["--allow-kubeconfig", "/nonexistent/allowed"],
         env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
     )
 
-    async def go() -> tuple[set[str], Any]:
+    async def go() -> tuple[set[str], Any, list[str]]:
         async with Client(params) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             result = await client.call_tool("explain_check", {"check_id": "GPU-001"})
-            return names, result
+            errors = []
+            for path in ("/nonexistent/allowed", "/nonexistent/other"):
+                audit = await client.call_tool("audit", {"kubeconfig": path})
+                errors.append(json.dumps(audit.structured_content or audit.content[0].text))
+            return names, result, errors
 
-    names, result = anyio.run(go)
+    names, result, (allowed, other) = anyio.run(go)
+    assert "not one this server may read" in other
+    assert "not one this server may read" not in allowed and "/nonexistent/allowed" in allowed
     assert "audit" in names and not result.is_error
     assert "GPU-001" in json.dumps(result.structured_content or result.content[0].text)
+
+
+def test_audit_reads_only_default_or_allowed_kubeconfigs(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    write_kubeconfig: Callable[..., str],
+    gpu_cluster_objects: list[dict[str, Any]],
+) -> None:
+    """An agent may name a kubeconfig only among the user's defaults or the server's allow-list."""
+    default = tmp_path / "home" / ".kube" / "config"
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.delenv(ALLOWED_KUBECONFIGS_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    with FakeApiServer(FakeCluster(objects=gpu_cluster_objects, token="t0ken")) as server:
+        other = write_kubeconfig(server.url)  # valid, reachable, but not allowed
+        refused = _call("audit", {"kubeconfig": other})
+        assert "is not one this server may read" in refused["error"]
+        assert "--allow-kubeconfig" in refused["error"] and "summary" not in refused
+        # a path reaching it through .. or a symlink is the same file, refused the same way
+        link = tmp_path / "link"
+        link.symlink_to(other)
+        assert "not one this server may read" in _call("audit", {"kubeconfig": str(link)})["error"]
+        # the user's default location is allowed
+        default.parent.mkdir(parents=True)
+        default.write_text(Path(other).read_text())
+        assert _call("audit", {"kubeconfig": str(default)})["summary"]["exit_code"] == 1
+        # so are $KUBECONFIG's files, and the explicit allow-list (env or --allow-kubeconfig)
+        monkeypatch.setenv("KUBECONFIG", str(link))
+        assert "summary" in _call("audit", {"kubeconfig": other})
+        monkeypatch.delenv("KUBECONFIG")
+        monkeypatch.setenv(ALLOWED_KUBECONFIGS_ENV, f"/nonexistent{os.pathsep}{other}")
+        assert "summary" in _call("audit", {"kubeconfig": str(link)})
+        monkeypatch.delenv(ALLOWED_KUBECONFIGS_ENV)
+        allowed = allowed_kubeconfigs([other])
+        assert kubeconfig_refusal(other, allowed) is None
+        assert kubeconfig_refusal(str(tmp_path / "elsewhere"), allowed) is not None

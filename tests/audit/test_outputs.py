@@ -151,8 +151,8 @@ def test_json_report_validates_against_the_published_schema(snapshot: str) -> No
     doc = json.loads(render_json(result, "high", "http://127.0.0.1:8000"))
     assert all(
         c["library_url"].startswith("http://127.0.0.1:8000/cases/")
-        for f in doc["findings"]
-        for c in f["cases"]
+        for check in doc["checks"]
+        for c in check["cases"]
     )
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
     assert not errors, errors[:5]

@@ -43,6 +43,10 @@ def test_credentials_and_bulk_are_dropped() -> None:
                         {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
                         {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
                         {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
+                        {"name": "CKPT_S3_SECRET_ACCESS_KEY", "value": "hunter3"},
+                        {"name": "CHECKPOINT_TOKEN", "value": "s3cr3t-s3://x"},
+                        {"name": "NCCL_SOCKET_IFNAME", "value": "eth0"},
+                        {"name": "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "value": "600"},
                     ],
                     "volumeMounts": [
                         {"name": "data", "mountPath": "/data"},
@@ -60,11 +64,18 @@ def test_credentials_and_bulk_are_dropped() -> None:
         "labels": {"app": "x", "component": "etcd"},
     }
     container = slim["spec"]["containers"][0]
+    # Values only of the settings checks compare; a checkpoint URL keeps its scheme only; every
+    # other name that may hold a secret keeps its name and loses its value.
     assert container["env"] == [
         {"name": "NCCL_ASYNC_ERROR_HANDLING", "value": "0"},
-        {"name": "CHECKPOINT_URI", "value": "s3://bucket/run"},
+        {"name": "CHECKPOINT_URI", "objectStore": "s3"},
+        {"name": "CKPT_S3_SECRET_ACCESS_KEY"},
+        {"name": "CHECKPOINT_TOKEN", "objectStore": "s3"},
+        {"name": "NCCL_SOCKET_IFNAME"},
+        {"name": "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC", "value": "600"},
     ]
-    assert "hunter2" not in str(slim)
+    for secret in ("hunter2", "hunter3", "s3cr3t", "bucket"):
+        assert secret not in str(slim)
     assert container["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
     # a pod without GPUs keeps only where it runs and what it runs, and only the labels checks read
     del pod["spec"]["containers"][0]["resources"]
@@ -82,3 +93,30 @@ def test_configmaps_keep_only_dcgm_counters_and_kueue_config() -> None:
     assert project("configmaps", cm)["data"] == {"metrics.csv": "DCGM_FI_DEV_GPU_TEMP, gauge, t\n"}
     cm["data"] = {"password": "hunter2"}
     assert "data" not in project("configmaps", cm)
+
+
+def test_gpu_operator_component_env_keeps_only_values_checks_compare() -> None:
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {
+            "devicePlugin": {
+                "enabled": True,
+                "env": [
+                    {"name": "DP_DISABLE_HEALTHCHECKS", "value": "all"},
+                    {"name": "MY_REGISTRY_PASSWORD", "value": "hunter2"},
+                    {"name": "DP_PRIVATE_TOKEN", "value": "hunter3"},
+                ],
+            },
+            "dcgmExporter": {"enabled": True, "env": [{"name": "AWS_KEY", "value": "hunter4"}]},
+        },
+    }
+    slim = project("clusterpolicies.nvidia.com", policy)
+    assert slim["spec"]["devicePlugin"] == {
+        "enabled": True,
+        "env": [{"name": "DP_DISABLE_HEALTHCHECKS", "value": "all"}, {"name": "DP_PRIVATE_TOKEN"}],
+    }
+    assert slim["spec"]["dcgmExporter"] == {"enabled": True}
+    assert "hunter" not in str(slim)
+    assert project("clusterpolicies.nvidia.com", slim) == slim

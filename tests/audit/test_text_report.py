@@ -135,7 +135,7 @@ def test_cases_link_to_their_sources_and_to_a_library_only_when_named(
     assert "        https://" in out
     monkeypatch.setenv("KUBEGAP_LIBRARY_URL", "https://library.example")
     _, out, _ = run(capsys, "audit", "--snapshot", GPU_FAIL, "--checks", "GPU-002", "-o", "json")
-    case = json.loads(out)["findings"][0]["cases"][0]
+    case = json.loads(out)["checks"][0]["cases"][0]
     assert case["library_url"] == f"https://library.example/cases/{case['slug']}/"
     assert case["source_url"].startswith("https://")
 

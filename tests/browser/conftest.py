@@ -3,7 +3,7 @@
 - The browser is Debian's `/usr/bin/chromium` (never `playwright install`); set CHROMIUM to use
   another binary. Without it the tests skip, or fail when BROWSER_TESTS_REQUIRED is set (CI).
 - Every request the page makes to another origin than the live server is aborted and fails the
-  test, as does any JavaScript error on the page.
+  test, as does any JavaScript error on the page and anything the Content Security Policy refuses.
 - Playwright's sync API keeps an asyncio loop running on the main thread while a browser is open;
   Django would then refuse synchronous database calls (the test database flush), so
   DJANGO_ALLOW_ASYNC_UNSAFE is set only while this package's browser is open, and the browser
@@ -92,6 +92,13 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
     context.route("**/*", guard)
     opened = context.new_page()
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    # The Content Security Policy is enforced on every page: anything it refuses fails the test.
+    opened.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     opened.set_default_timeout(TIMEOUT_MS)
     yield opened
     context.close()

@@ -74,13 +74,15 @@ def test_broken_cluster_reports_exactly_its_gaps(live: tuple[int, Report]) -> No
 
 def test_findings_carry_evidence_and_cite_library_cases(live: tuple[int, Report]) -> None:
     _, report = live
+    checks = {c["id"]: c for c in report["checks"]}
     for f in report["findings"]:
         if f["status"] != "fail":
             continue
         assert f["evidence"], f"{f['check_id']} on {f['resource']} has no evidence"
         assert all(set(e) == {"path", "observed", "expected"} for e in f["evidence"])
-        assert f["cases"] and all(c["slug"] in CASES for c in f["cases"])
-        assert f["remediation"]
+        check = checks[f["check_id"]]
+        assert check["cases"] and all(c["slug"] in CASES for c in check["cases"])
+        assert check["remediation"]
 
 
 def test_specific_evidence(live: tuple[int, Report]) -> None:
@@ -217,10 +219,14 @@ def test_sarif_lists_every_failure(
 def test_mcp_audit_tool_summarises_the_live_cluster(
     broken: KubegapIdentity, live: tuple[int, Report]
 ) -> None:
-    """``kubegap mcp`` over stdio, as an agent runs it: a bounded summary of the same audit."""
+    """``kubegap mcp`` over stdio, as an agent runs it: a bounded summary of the same audit.
+
+    The identity's kubeconfig is not in a default location, so the server is started allowing it.
+    """
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"],
+        args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"]
+        + ["--allow-kubeconfig", str(broken.kubeconfig)],
         cwd=str(REPO_ROOT),
     )
 

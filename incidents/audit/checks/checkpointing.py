@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..projection.core import OBJECT_STORE
 from ..workloads.index import Workload
 from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
@@ -25,7 +25,6 @@ DURABLE_VOLUMES = frozenset(
         "rbd",
     }
 )
-OBJECT_STORE = re.compile(r"\b(s3|gs|gcs|az|abfss?|hdfs|oss|wasbs?)://")
 SPOT_LABELS = {
     "karpenter.sh/capacity-type": "spot",
     "eks.amazonaws.com/capacityType": "SPOT",
@@ -47,11 +46,15 @@ def durable_storage(spec: Obj) -> str | None:
         if kinds:
             return f"volume {v.get('name')} ({kinds[0]})"
     for c in spec.get("containers") or []:
-        words = [str(e.get("value", "")) for e in c.get("env") or []]
-        words += [str(a) for a in (c.get("args") or []) + (c.get("command") or [])]
-        for word in words:
+        # A snapshot keeps only the scheme of a checkpoint variable's object-store URL.
+        for e in c.get("env") or []:
+            if e.get("objectStore"):
+                return (
+                    f"object-store checkpoint path in env {e.get('name')} ({e['objectStore']}://)"
+                )
+        for word in [str(a) for a in (c.get("args") or []) + (c.get("command") or [])]:
             if OBJECT_STORE.search(word):
-                return "object-store path in env/args"
+                return "object-store path in args"
     return None
 
 

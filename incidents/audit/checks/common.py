@@ -102,7 +102,7 @@ def per_workload(
         judge,
         ok=ok,
         none=none,
-        members=Workload.members,
+        members=lambda w: w.members,
     )
 
 
@@ -129,13 +129,18 @@ def name_of(obj: Obj) -> str:
 def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
     """Names of nodes that run a Ready pod with a container image containing one of the words."""
     nodes: set[str] = set()
+    matches: dict[int, bool] = {}  # by containers list: replicas share one (see compact.py)
     for pod in ctx.items("pods"):
         spec = pod.get("spec") or {}
         node_name = spec.get("nodeName")
         if not node_name:
             continue
-        images = [str(c.get("image", "")) for c in spec.get("containers") or []]
-        if any(w in img for img in images for w in image_words) and pod_ready(pod):
+        containers = spec.get("containers") or []
+        found = matches.get(id(containers))
+        if found is None:
+            images = [str(c.get("image", "")) for c in containers]
+            found = matches[id(containers)] = any(w in i for i in images for w in image_words)
+        if found and pod_ready(pod):
             nodes.add(str(node_name))
     return nodes
 

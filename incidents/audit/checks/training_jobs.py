@@ -99,7 +99,7 @@ def gang_restart(ctx: Context) -> Iterator[Result]:
         ok="multi-pod GPU gangs restart as a whole when a member fails",
         none="no active multi-pod GPU gang (PyTorchJob, MPIJob, JobSet, TrainJob, Volcano Job, "
         "RayJob, LeaderWorkerSet)",
-        members=Workload.members,
+        members=lambda w: w.members,
         not_seen=[f"{plain} other GPU workloads (Jobs, Deployments, bare pods): no gang semantics"]
         if plain
         else [],

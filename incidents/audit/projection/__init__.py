@@ -9,4 +9,10 @@ test fixtures may hold either full or projected objects. Each kind's projector i
 
 Environment variables are kept only for the names checks read (NCCL_*, TORCH_*, DP_*, checkpoint
 paths); every other variable is dropped, so a snapshot does not carry credentials passed in env.
+
+:data:`PROJECTION_VERSION` is written into every snapshot; a snapshot with the current one is read
+as it is, an older one is projected again on reading. Raise it whenever a projector keeps less
+(or differently shaped) data than before.
 """
+
+PROJECTION_VERSION = 2  # 2: env values only for the settings checks compare

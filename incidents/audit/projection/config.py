@@ -3,8 +3,10 @@ ConfigMaps (only DCGM counters and Kueue configuration are kept)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..k8s import Obj
-from .core import MAX_CONFIG_VALUE, MAX_EXPR, _s, conditions, metadata, prune
+from .core import MAX_CONFIG_VALUE, MAX_EXPR, _env, _s, conditions, metadata, prune
 
 
 def prometheus_rule(obj: Obj) -> Obj:
@@ -46,10 +48,23 @@ def monitor(obj: Obj) -> Obj:
 _POLICY_KEYS = ("dcgmExporter", "dcgm", "devicePlugin", "validator", "gfd", "nodeStatusExporter")
 
 
+def _component(value: Any) -> Any:
+    """A GPU Operator component's settings, its ``env`` filtered like a container's."""
+    if not isinstance(value, dict) or "env" not in value:
+        return value
+    out = dict(value)
+    env = _env(value.get("env"))
+    if env is None:
+        del out["env"]
+    else:
+        out["env"] = env
+    return out
+
+
 def cluster_policy(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
-    kept = {k: spec[k] for k in _POLICY_KEYS if k in spec}
+    kept = {k: _component(spec[k]) for k in _POLICY_KEYS if k in spec}
     driver = spec.get("driver")
     if isinstance(driver, dict):
         kept["driver"] = prune(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..k8s import Obj
@@ -10,8 +11,23 @@ MAX_STR = 512
 MAX_ARGS = 64
 MAX_EXPR = 4000
 MAX_CONFIG_VALUE = 65536
-_ENV_VALUE_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "PET_", "DP_", "DCGM_EXPORTER_")
-_ENV_VALUE_WORDS = ("CHECKPOINT", "CKPT")
+# Environment variables: names kept for these prefixes and words (what a check may name), values
+# only for ENV_VALUES_READ, the settings checks compare; a name may hold a secret
+# (CKPT_S3_SECRET_ACCESS_KEY), so no other value is kept. Of a checkpoint variable whose value is
+# an object-store URL only the scheme is kept ("objectStore": "s3"), which CKPT-002 reads.
+_ENV_NAME_PREFIXES = ("NCCL_", "TORCH_", "PYTORCH_", "PET_", "DP_", "DCGM_EXPORTER_")
+_ENV_NAME_WORDS = ("CHECKPOINT", "CKPT")
+ENV_VALUES_READ = frozenset(
+    {
+        "TORCH_NCCL_ENABLE_MONITORING",  # JOB-002
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING",  # JOB-002
+        "NCCL_ASYNC_ERROR_HANDLING",  # JOB-002
+        "TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC",  # JOB-002
+        "DP_DISABLE_HEALTHCHECKS",  # GPU-004
+        "PET_MAX_RESTARTS",  # JOB-003 (elastic torchrun)
+    }
+)
+OBJECT_STORE = re.compile(r"\b(s3|gs|gcs|az|abfss?|hdfs|oss|wasbs?)://")
 _DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _RESOURCE_KEYS = ("cpu", "memory", "ephemeral-storage")
 
@@ -88,20 +104,28 @@ def metadata(obj: Obj) -> Obj:
 
 
 def _env(env: Any) -> list[Obj] | None:
-    """Only the variables checks read (NCCL/TORCH/DP/checkpoint names); nothing else is kept."""
+    """The variables checks may name; values only of :data:`ENV_VALUES_READ` (see above)."""
     if not isinstance(env, list):
         return None
     out: list[Obj] = []
     for item in env:
+        if not isinstance(item, dict):
+            continue
         name = str(item.get("name", ""))
-        keep = name.startswith(_ENV_VALUE_PREFIXES) or any(
-            w in name.upper() for w in _ENV_VALUE_WORDS
-        )
-        if not keep:
+        upper = name.upper()
+        if not upper.startswith(_ENV_NAME_PREFIXES) and not any(
+            w in upper for w in _ENV_NAME_WORDS
+        ):
             continue
         entry: Obj = {"name": name}
-        if "value" in item:
-            entry["value"] = _s(item["value"])
+        value = item.get("value")
+        if name in ENV_VALUES_READ and "value" in item:
+            entry["value"] = _s(value)
+        elif any(w in upper for w in _ENV_NAME_WORDS):
+            store = item.get("objectStore")  # already projected
+            match = OBJECT_STORE.search(value) if isinstance(value, str) else None
+            if match or isinstance(store, str):
+                entry["objectStore"] = match.group(1) if match else store
         if item.get("valueFrom"):
             entry["valueFrom"] = True
         out.append(entry)

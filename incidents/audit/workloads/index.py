@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..k8s import Obj, api_group, spec_gpus
 from ..model import Resource
@@ -40,8 +41,9 @@ class Workload:
     pods: tuple[Obj, ...] = ()
     training: bool = True
 
+    @cached_property
     def members(self) -> tuple[str, ...]:
-        """Its replica types (``Worker x3``) and pods, for reports."""
+        """Its replica types (``Worker x3``) and pods, for reports (worked out once)."""
         roles = tuple(f"{t.role} x{t.replicas}" for t in self.templates if t.role != "pods")
         pods = tuple(f"pod {(p.get('metadata') or {}).get('name')}" for p in self.pods)
         return roles + pods
@@ -66,6 +68,7 @@ class WorkloadIndex:
 
     def __post_init__(self) -> None:
         self._by_pod: dict[int, tuple[Resource, Adapter | None]] = {}
+        self._refs: dict[int, Resource] = {}  # listed objects' references, by object id
         self._objects: dict[ObjKey, tuple[Adapter, Obj]] = {}
         for adapter in ADAPTERS:
             spec = adapter.spec
@@ -123,7 +126,10 @@ class WorkloadIndex:
         owner = self._listed_owner(pod)
         if owner is not None:
             adapter, obj = self.top(*owner)
-            return self.ref(adapter.key, obj), adapter
+            resource = self._refs.get(id(obj))
+            if resource is None:
+                resource = self._refs[id(obj)] = self.ref(adapter.key, obj)
+            return resource, adapter
         meta = pod.get("metadata") or {}
         namespace = meta.get("namespace")
         owners = meta.get("ownerReferences") or []

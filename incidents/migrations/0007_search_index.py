@@ -40,7 +40,7 @@ def _run(statements: dict[str, list[str]]):  # type: ignore[no-untyped-def]
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('incidents', '0004_breakdowns_and_typed_costs'),
+        ('incidents', '0006_editors_group'),
     ]
 
     operations = [

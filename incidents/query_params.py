@@ -1,0 +1,86 @@
+"""Bounds on a request's filter parameters, applied before any filter runs (by CaseFilterSet).
+
+A parameter repeated many times (`?symptom=x&symptom=x&...`) is read once per distinct value and
+at most `MAX_VALUES` values per parameter are kept; the search text keeps at most `MAX_Q_CHARS`
+characters, and a word longer than `MAX_WORD_CHARS` (no real word is) is left out of the search
+with a note saying so, rather than matching everything or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.http import QueryDict
+
+MAX_VALUES = 50
+MAX_PARAMS = 100
+MAX_Q_CHARS = 500
+MAX_WORD_CHARS = 50
+TEXT_PARAMS = ("q", "words")
+
+
+@dataclass
+class BoundedParams:
+    """The parameters as the filters read them, and a note for each thing left out."""
+
+    data: QueryDict
+    notes: list[str] = field(default_factory=list)
+
+
+def _values(params: Mapping[str, Any], name: str) -> list[str]:
+    getlist = getattr(params, "getlist", None)
+    raw = getlist(name) if getlist else params[name]
+    values = raw if isinstance(raw, list | tuple) else [raw]
+    return [str(v) for v in values]
+
+
+def _short(text: str) -> str:
+    return f"{text[:30]}…" if len(text) > 30 else text
+
+
+def bounded_search_text(text: str, notes: list[str]) -> str:
+    """The search words that can be searched for: over-long words (and text) left out, noted."""
+    words = text.split()
+    kept = [word for word in words if len(word) <= MAX_WORD_CHARS]
+    for word in words:
+        if len(word) > MAX_WORD_CHARS:
+            notes.append(
+                f"The search word “{_short(word)}” is {len(word):,} characters long (at most "
+                f"{MAX_WORD_CHARS}) and was left out of the search."
+            )
+    if len(kept) != len(words):
+        text = " ".join(kept)
+    if len(text) > MAX_Q_CHARS:
+        notes.append(
+            f"The search text is {len(text):,} characters long; only its first {MAX_Q_CHARS} "
+            "were searched for."
+        )
+        text = text[:MAX_Q_CHARS]
+    return text
+
+
+def bound_params(params: Mapping[str, Any]) -> BoundedParams:
+    """A copy of `params` with repeated values read once, capped, and the search text bounded."""
+    data = QueryDict(mutable=True)
+    notes: list[str] = []
+    names = list(params)
+    if len(names) > MAX_PARAMS:
+        notes.append(f"Only the first {MAX_PARAMS} of {len(names)} parameters were read.")
+        names = names[:MAX_PARAMS]
+    for name in names:
+        values = list(dict.fromkeys(_values(params, name)))
+        if name in TEXT_PARAMS:
+            values = values[:1]
+            if name == "q" and values:
+                values = [bounded_search_text(values[0], notes)]
+        elif len(values) > MAX_VALUES:
+            notes.append(
+                f"The {name} parameter has {len(values):,} different values; only the first "
+                f"{MAX_VALUES} were used."
+            )
+            values = values[:MAX_VALUES]
+        data.setlist(name, values)
+    data._mutable = False
+    return BoundedParams(data, notes)

@@ -1,0 +1,109 @@
+"""The malformed corpus (tests/data/malformed/): every file refused with its file, case and field,
+no traceback, and the database exactly as it was, through the loader and through the submission."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.apps import apps
+
+from incidents.services import LibraryError, load_library
+from incidents.services.case_submission import submit_case
+from incidents.services.safe_yaml import MAX_FILE_BYTES, load_file
+from tests.conftest import DATA, SMALL_LIBRARY
+from tests.server import REPO_ROOT, base_env
+
+CORPUS = DATA / "malformed"
+EXPECTED: list[dict[str, str]] = yaml.safe_load((CORPUS / "expected.yaml").read_text())
+KINDS = {"non-finite", "date", "length", "yaml", "size", "shape"}
+
+
+def _rows() -> dict[str, list[dict[str, Any]]]:
+    """Every row of the app's tables, to compare before and after."""
+    return {
+        model.__name__: list(model.objects.order_by("pk").values())
+        for model in apps.get_app_config("incidents").get_models()
+    }
+
+
+def _library_with(tmp_path: Path, item: dict[str, str]) -> Path:
+    library = tmp_path / "library"
+    shutil.copytree(SMALL_LIBRARY, library)
+    shutil.copy(CORPUS / item["file"], library / item["file"])
+    return library
+
+
+def test_the_corpus_covers_every_kind_with_25_files_or_more() -> None:
+    files = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.yaml"))
+    files.remove("expected.yaml")
+    assert sorted(item["file"] for item in EXPECTED) == files
+    assert len(files) >= 25
+    assert {item["kind"] for item in EXPECTED} == KINDS
+    assert (CORPUS / "cases" / "over-one-mebibyte.yaml").stat().st_size > MAX_FILE_BYTES
+
+
+@pytest.mark.parametrize("item", EXPECTED, ids=lambda item: item["file"])
+def test_the_loader_refuses_with_file_case_and_field(
+    item: dict[str, str], small_library: None, tmp_path: Path
+) -> None:
+    library = _library_with(tmp_path, item)
+    before = _rows()
+    with pytest.raises(LibraryError) as raised:
+        load_library([library], root=library)
+    assert _rows() == before
+    problems = raised.value.problems
+    matching = [p for p in problems if p.file == item["file"] and item["says"] in p.message]
+    assert matching, [str(p) for p in problems]
+    problem = matching[0]
+    assert problem.field == (item["field"] or None)
+    if item["field"] and item["file"].startswith("cases/"):
+        assert problem.entry == f"case '{Path(item['file']).stem}'"
+    # The other files of the library are fine: only the malformed one is named.
+    assert {p.file for p in problems} == {item["file"]}
+
+
+SUBMITTABLE = [
+    item
+    for item in EXPECTED
+    if item["file"].startswith("cases/") and item["kind"] in {"non-finite", "date", "length"}
+]
+
+
+@pytest.mark.parametrize("item", SUBMITTABLE, ids=lambda item: item["file"])
+def test_the_submission_refuses_the_same_values(item: dict[str, str], small_library: None) -> None:
+    entry = load_file(CORPUS / item["file"])
+    slug = Path(item["file"]).stem
+    before = _rows()
+    with pytest.raises(LibraryError) as raised:
+        submit_case(slug=slug, entry=entry)
+    assert _rows() == before
+    fields = {p.field for p in raised.value.problems if item["says"] in p.message}
+    assert (item["field"] or "slug") in fields, [str(p) for p in raised.value.problems]
+
+
+def test_load_cases_lists_every_file_without_a_traceback(tmp_path: Path) -> None:
+    library = tmp_path / "library"
+    shutil.copytree(SMALL_LIBRARY, library)
+    for item in EXPECTED:
+        shutil.copy(CORPUS / item["file"], library / item["file"])
+    # The files are refused before the database is read, so an empty SQLite file will do.
+    env = base_env() | {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "load_cases", str(library)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout
+    assert "nothing was loaded" in result.stderr
+    for item in EXPECTED:
+        assert item["file"] in result.stderr

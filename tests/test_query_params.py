@@ -1,0 +1,57 @@
+"""Bounded parameters: a value repeated 1,000 times costs what one does, values per parameter are
+capped with a note, and an over-long search word is left out with a note."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.test import Client
+
+from incidents.query_params import MAX_VALUES, MAX_WORD_CHARS, bound_params
+from incidents.selectors.cases import case_queryset
+
+
+def _get(client: Client, path: str, pairs: list[tuple[str, str]]) -> str:
+    response = client.get(f"{path}?{urlencode(pairs)}")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_value_repeated_1000_times_is_read_once(client: Client, small_library: None) -> None:
+    once = _get(client, "/cost/", [("symptom", "nccl-timeout")])
+    # 1,000 is as many fields as Django reads (DATA_UPLOAD_MAX_NUMBER_FIELDS); more are a 400.
+    repeated = _get(client, "/cost/", [("symptom", "nccl-timeout")] * 1000)
+    assert len(repeated) < len(once) * 1.1
+    page = _get(client, "/", [("symptom", "nccl-timeout")] * 500 + [("symptom", "nope")] * 499)
+    assert page.count("There is no symptom “nope”") == 1
+    assert "symptom=nccl-timeout&amp;symptom=nccl-timeout" not in page
+
+
+def test_values_per_parameter_are_capped_with_a_note(client: Client, small_library: None) -> None:
+    pairs = [("symptom", f"value-{n}") for n in range(MAX_VALUES + 30)]
+    page = _get(client, "/", pairs)
+    assert f"only the first {MAX_VALUES} were used" in page
+    assert page.count("There is no symptom") == MAX_VALUES
+
+
+def test_an_over_long_search_word_is_left_out_with_a_note(
+    client: Client, small_library: None
+) -> None:
+    long_word = "a" * 2048
+    found = case_queryset(params={"q": f"loader {long_word}"})
+    plain = case_queryset(params={"q": "loader"})
+    assert list(found.queryset) == list(plain.queryset) != []
+    assert found.notes == [
+        f"The search word “{'a' * 30}…” is 2,048 characters long (at most {MAX_WORD_CHARS}) "
+        "and was left out of the search."
+    ]
+    page = _get(client, "/", [("q", f"loader {long_word}")])
+    assert "was left out of the search" in page
+    assert long_word not in page
+
+
+def test_bounds_keep_order_and_the_first_search_text() -> None:
+    bounded = bound_params({"symptom": ["b", "a", "b"], "q": ["first", "second"]})
+    assert bounded.data.getlist("symptom") == ["b", "a"]
+    assert bounded.data.getlist("q") == ["first"]
+    assert bounded.notes == []
