@@ -55,6 +55,7 @@ lint: install-dev
 	$(BIN)/djlint templates --lint
 	$(BIN)/mypy incidents
 	SECRET_KEY=lint $(BIN)/python manage.py makemigrations --check --dry-run
+	SECRET_KEY=lint $(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null
 
 # kubegap in one file (kubegap and its pure-Python dependencies, no Django): python3 kubegap.pyz
 kubegap.pyz: install

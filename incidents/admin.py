@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 
 from incidents import models
 from incidents.services import refresh_implied_links
 from incidents.services.search_index import refresh_search_index
+
+_Row = TypeVar("_Row", bound=Model)
 
 
 class FacetAliasInline(admin.TabularInline[models.FacetAlias, models.FacetValue]):
@@ -57,14 +59,18 @@ class CaseFacetLinkInline(admin.TabularInline[models.CaseFacetLink, models.Case]
         return super().get_queryset(request).filter(direct=True)
 
 
-class SourceInline(admin.TabularInline[models.Source, models.Case]):
+class CaseRowsInline(admin.TabularInline[_Row, models.Case]):
+    """A case's own rows, edited on the case: no empty row offered."""
+
+    extra = 0
+
+
+class SourceInline(CaseRowsInline[models.Source]):
     model = models.Source
-    extra = 0
 
 
-class KeyFigureInline(admin.TabularInline[models.KeyFigure, models.Case]):
+class KeyFigureInline(CaseRowsInline[models.KeyFigure]):
     model = models.KeyFigure
-    extra = 0
 
 
 class CostFigureInline(admin.StackedInline[models.CostFigure, models.Case]):
@@ -110,22 +116,22 @@ class BreakdownRowAdmin(admin.ModelAdmin[models.BreakdownRow]):
     inlines = [BreakdownRowValueInline]
 
 
-class CaseRemediationInline(admin.TabularInline[models.CaseRemediation, models.Case]):
+class CaseItemInline(CaseRowsInline[_Row]):
+    """A case's links to shared items (remediations, action items, lessons), found by name."""
+
+    autocomplete_fields = ["item"]
+
+
+class CaseRemediationInline(CaseItemInline[models.CaseRemediation]):
     model = models.CaseRemediation
-    extra = 0
-    autocomplete_fields = ["item"]
 
 
-class CaseActionItemInline(admin.TabularInline[models.CaseActionItem, models.Case]):
+class CaseActionItemInline(CaseItemInline[models.CaseActionItem]):
     model = models.CaseActionItem
-    extra = 0
-    autocomplete_fields = ["item"]
 
 
-class CaseLessonInline(admin.TabularInline[models.CaseLesson, models.Case]):
+class CaseLessonInline(CaseItemInline[models.CaseLesson]):
     model = models.CaseLesson
-    extra = 0
-    autocomplete_fields = ["item"]
 
 
 @admin.register(models.Case)

@@ -2,11 +2,14 @@
 
 Query parameters: for every facet of the registry (incidents.facets), `<param>` (facet value
 slugs, repeatable: OR within a facet, AND across facets; a parent value matches its descendants)
-and `not_<param>` (exclude cases with that value or a descendant); and `q` (text, ranked by
-incidents.search, planned once and shared by the copies `without` makes).
-Unknown values are left out and reported in `errors`; the valid filters still apply.
-Repeated values are read once and each parameter, and the search text, is bounded
-(incidents.query_params); what that leaves out is said in `notes`.
+and `not_<param>` (exclude cases with that value or a descendant); `q` (text, ranked by
+incidents.search, planned once and shared by the copies `without` makes); `kind` and `setting`
+(repeatable, OR); `year`, `year_min`, `year_max` (the year of the case's date: the start
+of its period, or its publication where the source gives no period; bounds inclusive); and
+`ordering` (one of ORDERINGS; the default is newest first, best match first with `q`).
+Unknown values are left out and reported in `errors`; the valid filters still apply. Repeated
+values are read once and each parameter, and the search text, is bounded (incidents.query_params);
+what that leaves out is said in `notes`.
 
 Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 """
@@ -17,10 +20,11 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
+from django.db.models.functions import Coalesce, ExtractYear
 
 from incidents.facets import FACETS, FacetSpec
-from incidents.models import Case, CaseFacetLink
+from incidents.models import Case, CaseFacetLink, CaseKind, Setting
 from incidents.query_params import bound_params
 from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
@@ -49,10 +53,55 @@ class FacetValueFilter(django_filters.MultipleChoiceFilter):
         return qs.filter(id__in=matching)
 
 
+# The earliest and latest year a year filter accepts (outside it, a typo rather than a year).
+YEARS = (1950, 2100)
+# `ordering=` values: what each sorts by (ties: newest first, then title).
+_DATE = Coalesce("period_start", "published")
+ORDERINGS: dict[str, tuple[str, list[Any]]] = {
+    "newest": ("Newest first", [_DATE.desc(nulls_last=True), "title"]),
+    "oldest": ("Oldest first", [_DATE.asc(nulls_last=True), "title"]),
+    "title": ("Title, A to Z", ["title", _DATE.desc(nulls_last=True)]),
+    "-title": ("Title, Z to A", [F("title").desc(), _DATE.desc(nulls_last=True)]),
+}
+# The case-field filters (not facets), in the order chips and links show them, with labels.
+FIELD_FILTERS: dict[str, str] = {
+    "kind": "Kind",
+    "setting": "Setting",
+    "year": "Year",
+    "year_min": "From year",
+    "year_max": "To year",
+    "ordering": "Order",
+}
+
+
+def field_value_label(name: str, value: str) -> str:
+    """How a chip names a case-field filter's value: "Near miss", "2023"."""
+    labels = {"kind": dict(CaseKind.choices), "setting": dict(Setting.choices)}.get(name, {})
+    if name == "ordering":
+        return ORDERINGS[value][0] if value in ORDERINGS else value
+    return str(labels.get(value, value))
+
+
 class CaseFilterSet(django_filters.FilterSet):
-    """Facet and text filters over cases."""
+    """Facet, text and case-field filters over cases, and their order."""
 
     q = django_filters.CharFilter(method="filter_text", label="Search")
+    kind = django_filters.MultipleChoiceFilter(choices=CaseKind.choices, label="Kind")
+    setting = django_filters.MultipleChoiceFilter(choices=Setting.choices, label="Setting")
+    year = django_filters.NumberFilter(
+        method="filter_year", label="Year", min_value=YEARS[0], max_value=YEARS[1]
+    )
+    year_min = django_filters.NumberFilter(
+        method="filter_year", label="From year", min_value=YEARS[0], max_value=YEARS[1]
+    )
+    year_max = django_filters.NumberFilter(
+        method="filter_year", label="To year", min_value=YEARS[0], max_value=YEARS[1]
+    )
+    ordering = django_filters.ChoiceFilter(
+        method="filter_ordering",
+        label="Order",
+        choices=[(key, label) for key, (label, _) in ORDERINGS.items()],
+    )
 
     class Meta:
         model = Case
@@ -111,6 +160,22 @@ class CaseFilterSet(django_filters.FilterSet):
         text = str(self.cleaned_data.get("q") or "")
         return self.text_search_for(text) if text.strip() else None
 
+    def filter_year(self, queryset: QuerySet[Case], name: str, value: Any) -> QuerySet[Case]:
+        if value is None:
+            return queryset
+        lookup = {"year": "case_year", "year_min": "case_year__gte", "year_max": "case_year__lte"}
+        return queryset.alias(case_year=ExtractYear(_DATE)).filter(**{lookup[name]: int(value)})
+
+    def filter_ordering(self, queryset: QuerySet[Case], name: str, value: str) -> QuerySet[Case]:
+        return queryset  # applied last, in filter_queryset, over the text search's ranking
+
+    def filter_queryset(self, queryset: QuerySet[Case]) -> QuerySet[Case]:
+        filtered = super().filter_queryset(queryset)
+        ordering = self.form.cleaned_data.get("ordering")
+        if ordering:
+            filtered = filtered.order_by(*ORDERINGS[ordering][1])
+        return filtered
+
     @property
     def cleaned_data(self) -> dict[str, Any]:
         """The valid filter values (invalid ones are left out and reported in `errors`)."""
@@ -141,8 +206,17 @@ class CaseFilterSet(django_filters.FilterSet):
         return narrower
 
     def selected(self) -> tuple[tuple[str, str], ...]:
-        """(query parameter, slug) of every valid facet filter in use, in the registry's order."""
+        """(query parameter, value) of every valid facet filter in use, in the registry's order,
+        then of the case-field filters (kind, setting, years, ordering)."""
         data = self.cleaned_data
-        return tuple(
+        facet_pairs = [
             (name, slug) for spec in FACETS for name in spec.params for slug in data.get(name, ())
-        )
+        ]
+        field_pairs: list[tuple[str, str]] = []
+        for name in FIELD_FILTERS:
+            value = data.get(name)
+            values = value if isinstance(value, list) else [] if value in (None, "") else [value]
+            field_pairs.extend(
+                (name, str(int(v)) if name.startswith("year") else v) for v in values
+            )
+        return (*facet_pairs, *field_pairs)

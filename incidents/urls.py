@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from incidents.views import browse, cases, checks, cost, graph, library, submit
+from incidents.views import browse, cases, checks, cost, feeds, graph, library, submit
 
 app_name = "incidents"
 register_converter(browse.FacetPathConverter, "facetpath")
@@ -13,6 +13,7 @@ urlpatterns = [
     path("graph/data.json", graph.graph_data, name="graph-data"),
     path("graph/panel/", graph.graph_panel, name="graph-panel"),
     path("cost/", cost.cost, name="cost"),
+    path("feeds/cases.atom", feeds.CaseFeed(), name="case-feed"),
     path("submit/", submit.submit, name="submit"),
     path("submit/added/<slug:slug>/", submit.submit_done, name="submit-done"),
     path("browse/", browse.browse_index, name="browse"),

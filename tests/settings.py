@@ -15,3 +15,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# No request rates unless a test sets them (tests/test_api_throttling.py): the suite and the
+# benchmarks send many requests from one address.
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "off", "user": "off"}}  # noqa: F405

@@ -6,6 +6,7 @@ import pytest
 from django.http import QueryDict
 
 from incidents.facets import FACETS
+from incidents.models import Case
 from incidents.selectors import cases as selectors
 from incidents.selectors.prefetch import prefetched
 from tests.bulk import add_cases
@@ -117,3 +118,50 @@ def test_case_detail_query_count_is_pinned(small_library: None, slug: str) -> No
         for table in prefetched(case, "breakdowns"):
             for row in prefetched(table, "rows"):
                 prefetched(row, "value_links")
+
+
+def test_kind_and_setting_filter_like_facets(small_library: None) -> None:
+    assert _slugs("kind=study") == ["hbm-failures"]
+    assert _slugs("kind=study&kind=incident&organisation=meta") == [
+        "flaky-network",
+        "hbm-failures",
+    ]
+    Case.objects.filter(slug="leaky-loader").update(setting="serving")
+    assert _slugs("setting=serving") == ["leaky-loader"]
+
+
+def test_years_filter_on_the_date_the_list_is_sorted_by(small_library: None) -> None:
+    # hbm-failures 2024, leaky-loader 2023-03, flaky-network 2022-05-02
+    assert _slugs("year=2023") == ["leaky-loader"]
+    assert _slugs("year_min=2023") == ["hbm-failures", "leaky-loader"]
+    assert _slugs("year_max=2023") == ["flaky-network", "leaky-loader"]
+    assert _slugs("year_min=2023&year_max=2023") == ["leaky-loader"]
+    # A case with no period is dated by its publication.
+    Case.objects.filter(slug="flaky-network").update(period_start=None, published="2019-01-01")
+    assert _slugs("year=2019") == ["flaky-network"]
+
+
+@pytest.mark.parametrize(
+    ("ordering", "expected"),
+    [
+        ("", ["hbm-failures", "leaky-loader", "flaky-network"]),
+        ("newest", ["hbm-failures", "leaky-loader", "flaky-network"]),
+        ("oldest", ["flaky-network", "leaky-loader", "hbm-failures"]),
+        ("title", ["leaky-loader", "flaky-network", "hbm-failures"]),
+        ("-title", ["hbm-failures", "flaky-network", "leaky-loader"]),
+    ],
+)
+def test_ordering(small_library: None, ordering: str, expected: list[str]) -> None:
+    result = selectors.case_list(params=QueryDict(f"ordering={ordering}" if ordering else ""))
+    assert [c.slug for c in result.page.object_list] == expected
+
+
+def test_ordering_overrides_the_text_ranking(small_library: None) -> None:
+    result = selectors.case_list(params=QueryDict("q=memory&ordering=oldest"))
+    assert [c.slug for c in result.page.object_list] == ["leaky-loader", "hbm-failures"]
+
+
+def test_bad_field_values_are_reported_and_left_out(small_library: None) -> None:
+    query = selectors.case_queryset(params=QueryDict("kind=rumour&year=20x3&organisation=meta"))
+    assert set(query.errors) == {"kind", "year"}
+    assert sorted(c.slug for c in query.queryset) == ["flaky-network", "hbm-failures"]

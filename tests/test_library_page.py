@@ -216,3 +216,16 @@ def test_the_issue_bar_on_the_real_library(client: Client, seeded_library: None)
     second = next(h for h in _hrefs(after, "chip chip-suggested") if "training-data-loader" in h)
     final = _html(client, "/" + second)
     assert "acme-seren-kalos-pretraining-failures" in _listed(final)
+
+
+def test_kind_setting_year_and_ordering_are_chips_too(client: Client, small_library: None) -> None:
+    html = _html(client, "/?kind=incident&year_min=2023&ordering=oldest")
+    assert _listed(html) == ["leaky-loader"]
+    text = _text(html)
+    assert "Kind Incident ×" in text and "From year 2023 ×" in text
+    assert "1 to 1 of 1, oldest first" in text
+    assert _hrefs(html, "chip") == [
+        "?year_min=2023&ordering=oldest",
+        "?kind=incident&ordering=oldest",
+        "?kind=incident&year_min=2023",
+    ]

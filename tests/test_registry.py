@@ -107,7 +107,7 @@ def test_every_facet_is_in_the_case_files_and_the_submission_form(
     assert form.fields[spec.fixture_key].label == spec.plural
 
 
-def test_every_filter_and_facet_is_in_the_api(client: Client) -> None:
+def test_every_filter_and_facet_is_in_the_api(client: Client, db: None) -> None:
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     filters = set(CaseFilterSet.get_filters())
     for path in ("/api/cases/", "/api/facets/"):

@@ -6,14 +6,19 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import generics, serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from incidents.api.pagination import PAGE_PARAMS
+from incidents.api.reads import LibraryRead
+from incidents.api.views import BAD_PARAMETERS, NOT_MODIFIED
 from incidents.selectors.checks import CatalogCheck, catalog, get_check
 
+# The JSON of a check; `inline_serializer` takes its fields out of the dict it is given, so each
+# schema gets a copy.
 CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
     "id": serializers.CharField(),
     "title": serializers.CharField(),
@@ -29,16 +34,10 @@ CHECK_FIELDS: dict[str, serializers.Field[Any, Any, Any, Any]] = {
 
 
 def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
+    """A check as CHECK_FIELDS describes it: its own attributes, its references and cited cases."""
     check = entry.check
-    return {
-        "id": check.id,
-        "title": check.title,
-        "severity": check.severity,
-        "category": check.category,
-        "confidence": check.confidence,
+    listed = {
         "reads": list(check.reads),
-        "why": check.why,
-        "remediation": check.remediation,
         "references": [{"url": r.url, "title": r.title} for r in check.references],
         "cases": [
             {
@@ -53,22 +52,37 @@ def _check_data(entry: CatalogCheck, request: Request) -> dict[str, Any]:
             for case in entry.cases
         ],
     }
+    return {name: listed[name] if name in listed else getattr(check, name) for name in CHECK_FIELDS}
 
 
-class CheckListView(APIView):
-    """Every kubegap check with the cases it cites."""
+class CheckListView(LibraryRead, generics.GenericAPIView[Any]):
+    """Every kubegap check with the cases it cites, in the catalogue's order; paged like every
+    list."""
 
-    @extend_schema(responses={200: inline_serializer("CheckList", fields=CHECK_FIELDS, many=True)})
+    known_parameters = PAGE_PARAMS
+
+    @extend_schema(
+        responses={
+            200: inline_serializer("CheckList", fields=dict(CHECK_FIELDS), many=True),
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
+            404: inline_serializer("CheckPageNotFound", fields={"detail": serializers.CharField()}),
+        },
+    )
     def get(self, request: Request) -> Response:
-        return Response([_check_data(entry, request) for entry in catalog()])
+        page = self.paginate_queryset(catalog())  # type: ignore[arg-type]
+        assert page is not None
+        return self.get_paginated_response([_check_data(entry, request) for entry in page])
 
 
-class CheckDetailView(APIView):
+class CheckDetailView(LibraryRead, APIView):
     """One kubegap check by id."""
 
     @extend_schema(
         responses={
-            200: inline_serializer("Check", fields=CHECK_FIELDS),
+            200: inline_serializer("Check", fields=dict(CHECK_FIELDS)),
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
             404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
         }
     )

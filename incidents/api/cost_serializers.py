@@ -10,6 +10,8 @@ from rest_framework import serializers
 
 from incidents.amounts import figure_text
 from incidents.models import Breakdown, BreakdownRow, CostFigure
+from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIGURE_FIELDS, ROW_LABEL_FIELDS
+from incidents.models.costs import COST_DETAIL_FIELDS
 from incidents.selectors.breakdowns import row_values
 
 
@@ -21,22 +23,7 @@ class CostFigureSerializer(serializers.ModelSerializer[CostFigure]):
 
     class Meta:
         model = CostFigure
-        fields = [
-            "kind",
-            "value",
-            "unit",
-            "bound",
-            "text",
-            "of",
-            "scope",
-            "per_occurrence",
-            "derived",
-            "formula",
-            "locator",
-            "note",
-            "source_url",
-            "status",
-        ]
+        fields = ["kind", "value", "unit", "bound", "text", *COST_DETAIL_FIELDS]
 
     def get_text(self, figure: CostFigure) -> str:
         return figure_text(figure.value, figure.bound, figure.unit)
@@ -53,18 +40,7 @@ class BreakdownRowSerializer(serializers.ModelSerializer[BreakdownRow]):
 
     class Meta:
         model = BreakdownRow
-        fields = [
-            "label",
-            "group",
-            "maps_to",
-            "count",
-            "count_share",
-            "count_bound",
-            "cost",
-            "cost_share",
-            "cost_bound",
-            "derived",
-        ]
+        fields = [*ROW_LABEL_FIELDS, "maps_to", *ROW_FIGURE_FIELDS]
 
     @extend_schema_field(FacetValueRefSerializer(many=True))
     def get_maps_to(self, row: BreakdownRow) -> list[dict[str, str]]:
@@ -78,23 +54,7 @@ class BreakdownSerializer(serializers.ModelSerializer[Breakdown]):
 
     class Meta:
         model = Breakdown
-        fields = [
-            "slug",
-            "title",
-            "counted",
-            "count_of",
-            "count_total",
-            "cost_unit",
-            "cost_of",
-            "cost_total",
-            "source_url",
-            "locator",
-            "status",
-            "derived",
-            "method",
-            "notes",
-            "rows",
-        ]
+        fields = [*BREAKDOWN_FIELDS, "rows"]
 
 
 class BreakdownListSerializer(BreakdownSerializer):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -56,6 +56,10 @@ class FacetsField(serializers.Field):  # type: ignore[type-arg]
         }
 
 
+# Stands for the slug in a reversed route (slugs are lower-case words and hyphens).
+_SLUG = "SLUG_PLACEHOLDER"
+
+
 class CaseSummarySerializer(serializers.ModelSerializer[Case]):
     period = PeriodSerializer(source="*", read_only=True)
     facets = FacetsField()
@@ -67,14 +71,20 @@ class CaseSummarySerializer(serializers.ModelSerializer[Case]):
         fields = ["slug", "title", "kind", "setting", "period", "facets", "url", "api_url"]
 
     def get_url(self, case: Case) -> str:
-        return self._absolute(reverse("incidents:case-detail", args=[case.slug]))
+        return self._link("incidents:case-detail", case.slug)
 
     def get_api_url(self, case: Case) -> str:
-        return self._absolute(reverse("api:case-detail", args=[case.slug]))
+        return self._link("api:case-detail", case.slug)
 
-    def _absolute(self, path: str) -> str:
-        request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+    def _link(self, route: str, slug: str) -> str:
+        """An absolute link to a case: the route is reversed once per response (kept in the
+        context every row's serializer shares), not once per row."""
+        templates = cast(dict[str, Any], self.context).setdefault("_link_templates", {})
+        if route not in templates:
+            request = self.context.get("request")
+            path = reverse(route, args=[_SLUG])
+            templates[route] = request.build_absolute_uri(path) if request else path
+        return str(templates[route]).replace(_SLUG, slug)
 
 
 class ItemSerializer(serializers.Serializer[Any]):

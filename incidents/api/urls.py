@@ -1,17 +1,24 @@
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from incidents.api import breakdowns, checks, views
+from incidents.api import breakdowns, checks, exports, root, views
 
 app_name = "api"
 
-router = DefaultRouter()
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
 router.register("cases", views.CaseViewSet, basename="case")
 
 urlpatterns = [
+    path("", root.ApiRootView.as_view(), name="root"),
+    re_path(
+        r"^cases/export\.(?P<export_format>csv|json|ndjson)$",
+        exports.CaseExportView.as_view(),
+        name="case-export",
+    ),
     path("facets/", views.FacetCountsView.as_view(), name="facets"),
     path("breakdowns/", breakdowns.BreakdownListView.as_view(), name="breakdown-list"),
     path("checks/", checks.CheckListView.as_view(), name="check-list"),

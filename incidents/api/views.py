@@ -15,38 +15,102 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
-from rest_framework import serializers, viewsets
+from rest_framework import permissions, serializers, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from incidents.api.pagination import PAGE_PARAMS
+from incidents.api.reads import LibraryRead
 from incidents.api.serializers import (
     CaseDetailSerializer,
     CaseSummarySerializer,
     FacetGroupSerializer,
 )
+from incidents.api.writes import CaseWrites
 from incidents.facets import FACETS
-from incidents.models import Case
-from incidents.selectors.cases import case_detail_queryset, case_queryset, with_facet_values
+from incidents.filtersets import ORDERINGS, YEARS
+from incidents.models import Case, CaseKind, Setting
+from incidents.selectors.cases import (
+    CaseQuery,
+    case_detail_queryset,
+    case_queryset,
+    with_facet_values,
+)
 from incidents.selectors.facet_counts import facet_groups
+from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
+BAD_PARAMETERS = OpenApiResponse(
+    response={
+        "type": "object",
+        "additionalProperties": {"type": "array", "items": {"type": "string"}},
+    },
+    description=(
+        "An unknown parameter or value: each bad parameter with messages naming the value and the "
+        "closest known ones"
+    ),
+)
+NOT_MODIFIED = OpenApiResponse(description="Not modified since the ETag or date given")
+YEAR = {"type": "integer", "minimum": YEARS[0], "maximum": YEARS[1]}
 FILTER_PARAMETERS = [
-    OpenApiParameter("q", str, description="Text to search for"),
+    OpenApiParameter(
+        "q",
+        {"type": "string", "pattern": "^[^\\x00]*$"},  # type: ignore[arg-type]
+        description="Text to search for (best match first); no NUL characters",
+    ),
     *(
         OpenApiParameter(name, str, many=True, description=f"{label} slug; repeatable")
         for spec in FACETS
         for name, label in ((spec.param, spec.label), (spec.exclude_param, f"Not {spec.label}"))
     ),
+    OpenApiParameter("kind", str, many=True, enum=CaseKind.values, description="Kind; repeatable"),
+    OpenApiParameter(
+        "setting", str, many=True, enum=Setting.values, description="Setting; repeatable"
+    ),
+    *(
+        OpenApiParameter(
+            name, YEAR, description=f"{text} (the start of the case's period, or its publication)"
+        )  # type: ignore[arg-type]
+        for name, text in (
+            ("year", "Year of the case"),
+            ("year_min", "Cases from this year on"),
+            ("year_max", "Cases up to this year"),
+        )
+    ),
+    OpenApiParameter(
+        "ordering",
+        str,
+        enum=list(ORDERINGS),
+        description="Order: "
+        + "; ".join(f"{key}: {label.lower()}" for key, (label, _) in ORDERINGS.items())
+        + ". Default: newest first, or best match first with q.",
+    ),
 ]
 
 
-class CaseViewSet(viewsets.ReadOnlyModelViewSet[Case]):
+def filtered_cases(request: Request) -> CaseQuery:
+    """The cases the request's filters select; a 400 naming every bad value (and the closest
+    known ones) rather than a partly applied filter."""
+    found = case_queryset(params=request.query_params)
+    if found.errors:
+        raise ValidationError(filter_problems(request.query_params, found.errors, found.vocabulary))
+    return found
+
+
+class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
     """Cases, newest first; filter by facet (slugs, repeatable; OR within a facet, AND across),
-    not_<facet> and q, as on the pages."""
+    not_<facet>, q, kind, setting and years, as on the pages. POST adds a case and PUT replaces
+    one, with a token and the permission (incidents.api.writes)."""
 
     lookup_field = "slug"
+    http_method_names = ["get", "post", "put", "head", "options"]
+    # Anyone reads; writing needs incidents.add_case (POST) or incidents.change_case (PUT).
+    permission_classes = [permissions.DjangoModelPermissionsOrAnonReadOnly]
+
+    def get_known_parameters(self) -> tuple[str, ...]:
+        return (*FILTER_PARAMS, *PAGE_PARAMS) if self.action == "list" else ()
 
     def get_queryset(self) -> QuerySet[Case]:
         return case_detail_queryset()
@@ -58,23 +122,31 @@ class CaseViewSet(viewsets.ReadOnlyModelViewSet[Case]):
         parameters=FILTER_PARAMETERS,
         responses={
             200: CaseSummarySerializer(many=True),
-            400: OpenApiResponse(description="Unknown filter value"),
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
         },
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        found = case_queryset(params=request.query_params)
-        if found.errors:
-            raise ValidationError(found.errors)
+        found = filtered_cases(request)
         page = self.paginate_queryset(with_facet_values(found.queryset))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
-    @extend_schema(responses={200: CaseDetailSerializer, 404: ERROR_RESPONSE})
+    @extend_schema(
+        responses={
+            200: CaseDetailSerializer,
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
+            404: ERROR_RESPONSE,
+        }
+    )
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().retrieve(request, *args, **kwargs)
 
 
-class FacetCountsView(APIView):
+class FacetCountsView(LibraryRead, APIView):
     """Every facet value with the number of cases it would give under the current filters."""
+
+    known_parameters = FILTER_PARAMS
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
@@ -86,13 +158,12 @@ class FacetCountsView(APIView):
                     "facets": FacetGroupSerializer(many=True),
                 },
             ),
-            400: ERROR_RESPONSE,
+            304: NOT_MODIFIED,
+            400: BAD_PARAMETERS,
         },
     )
     def get(self, request: Request) -> Response:
-        found = case_queryset(params=request.query_params)
-        if found.errors:
-            raise ValidationError(found.errors)
+        found = filtered_cases(request)
         groups = facet_groups(found.filterset)
         return Response(
             {

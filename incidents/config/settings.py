@@ -6,6 +6,8 @@ DEBUG          "1"/"true" to enable; off by default
 ALLOWED_HOSTS  comma-separated; defaults to localhost names when DEBUG is on
 HTTPS behind a proxy: SECURE_SSL_REDIRECT, SECURE_PROXY_SSL_HEADER, SECURE_HSTS_SECONDS (and
 _INCLUDE_SUBDOMAINS, _PRELOAD), SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE, CSRF_TRUSTED_ORIGINS.
+API_RATE_ANON  requests per client address to the API, e.g. "120/minute" (default); "off"
+API_RATE_USER  requests per token user to the API, e.g. "1200/minute" (default); "off"
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
@@ -232,8 +235,22 @@ FIXTURES_DIR = BASE_DIR / "fixtures"
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Token first: a request without credentials is told how to authenticate (401 with
+    # WWW-Authenticate: Token), not refused as if logging in could not help (403).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "incidents.api.pagination.PageNumberPagination",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "incidents.api.throttles.AnonThrottle",
+        "incidents.api.throttles.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_RATE_ANON", "120/minute"),
+        "user": os.environ.get("API_RATE_USER", "1200/minute"),
+    },
     "PAGE_SIZE": 20,
 }
 SPECTACULAR_SETTINGS = {
@@ -241,6 +258,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Public AI-infrastructure failure cases, filterable by the library's facets.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "incidents.api.schema.add_common_responses",
+        "incidents.api.schema.add_vocabulary_enums",
+    ],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -36,6 +36,36 @@ class CostUnit(models.TextChoices):
 # Units whose costs are shares only: a row gives `cost_share`, never an absolute `cost`.
 SHARE_COST_UNITS: tuple[str, ...] = (CostUnit.GPU_TIME_SHARE, CostUnit.JOB_TIME_SHARE)
 
+# The fields a case file sets on a Breakdown and on a BreakdownRow (not their owner, position or
+# facet values), in the order the API gives them; the loader and the case-file keys read these.
+BREAKDOWN_FIELDS: tuple[str, ...] = (
+    "slug",
+    "title",
+    "counted",
+    "count_of",
+    "count_total",
+    "cost_unit",
+    "cost_of",
+    "cost_total",
+    "source_url",
+    "locator",
+    "status",
+    "derived",
+    "method",
+    "notes",
+)
+ROW_LABEL_FIELDS: tuple[str, ...] = ("label", "group")
+ROW_FIGURE_FIELDS: tuple[str, ...] = (
+    "count",
+    "count_share",
+    "count_bound",
+    "cost",
+    "cost_share",
+    "cost_bound",
+    "derived",
+)
+ROW_FIELDS: tuple[str, ...] = (*ROW_LABEL_FIELDS, *ROW_FIGURE_FIELDS)
+
 
 class Breakdown(models.Model):
     """One table of a source: failure categories with their counts and costs."""

@@ -33,6 +33,20 @@ KIND_UNITS: dict[str, str] = {
 }
 # The kinds that measure GPU time (the seed's own metric): a case with one has a GPU-time cost.
 GPU_TIME_KINDS: tuple[str, ...] = (CostKind.GPU_HOURS_LOST, CostKind.GPU_TIME_SHARE)
+# What a figure states besides its amount (kind, value, bound); with it, every field a case file
+# sets on a CostFigure, in the order the API gives them (the loader and case-file keys read these).
+COST_DETAIL_FIELDS: tuple[str, ...] = (
+    "of",
+    "scope",
+    "per_occurrence",
+    "derived",
+    "formula",
+    "locator",
+    "note",
+    "source_url",
+    "status",
+)
+COST_FIELDS: tuple[str, ...] = ("kind", "value", "bound", *COST_DETAIL_FIELDS)
 
 
 class Bound(models.TextChoices):

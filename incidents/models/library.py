@@ -236,6 +236,13 @@ class CaseItemLink(models.Model):
     class Meta:
         abstract = True
         ordering = ["case", "position"]
+        # A case links to an item once; "%(class)s" names it per model ("caselesson_unique").
+        constraints = [
+            models.UniqueConstraint(fields=["case", "item"], name="%(class)s_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def text(self) -> str:
@@ -248,39 +255,15 @@ class CaseRemediation(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="remediation_links")
     item = models.ForeignKey(Remediation, on_delete=models.PROTECT, related_name="case_links")
 
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caseremediation_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
-
 
 class CaseActionItem(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="action_item_links")
     item = models.ForeignKey(ActionItem, on_delete=models.PROTECT, related_name="case_links")
 
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caseactionitem_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
-
 
 class CaseLesson(CaseItemLink):
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="lesson_links")
     item = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="case_links")
-
-    class Meta(CaseItemLink.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["case", "item"], name="caselesson_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.text
 
 
 def format_period_point(date: object, precision: str) -> str:

@@ -23,14 +23,59 @@ def short(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+@dataclass(frozen=True)
+class Layout:
+    """A chart's measures: widths of the label, plot and number bands; the height of a row, of a
+    bar, and of the space above and below the rows."""
+
+    label: int
+    plot: int
+    numbers: int
+    row: int
+    bar: int
+    header: int
+    footer: int
+
+
+@dataclass(frozen=True)
+class Chart:
+    """What the templates of both charts read of a chart's frame; `lines` is its number of rows."""
+
+    layout: Layout
+    ticks: list[tuple[float, str]]  # x, label
+
+    @property
+    def lines(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def width(self) -> int:
+        return self.layout.label + self.layout.plot + self.layout.numbers
+
+    @property
+    def height(self) -> int:
+        return self.layout.header + max(self.lines, 1) * self.layout.row + self.layout.footer
+
+    @property
+    def label_x(self) -> int:
+        return self.layout.label - 8
+
+    @property
+    def plot_x(self) -> int:
+        return self.layout.label
+
+    @property
+    def plot_width(self) -> int:
+        return self.layout.plot
+
+    @property
+    def bar_height(self) -> int:
+        return self.layout.bar
+
+
 # --- share by count against share by cost ---------------------------------------------------
 
-SHARE_LABEL = 210
-SHARE_PLOT = 280
-SHARE_NUMBERS = 120
-SHARE_ROW = 36
-SHARE_BAR = 12
-SHARE_HEADER = 26
+SHARE = Layout(label=210, plot=280, numbers=120, row=36, bar=12, header=26, footer=6)
 
 
 @dataclass(frozen=True)
@@ -49,15 +94,12 @@ class PairBars:
 
 
 @dataclass(frozen=True)
-class ShareChart:
-    width: int
-    height: int
-    label_x: int
-    plot_x: int
-    plot_width: int
-    ticks: list[tuple[float, str]]  # x, label
+class ShareChart(Chart):
     rows: list[PairBars]
-    bar_height: int = SHARE_BAR
+
+    @property
+    def lines(self) -> int:
+        return len(self.rows)
 
 
 def share_text(share: float, bound: str) -> str:
@@ -68,44 +110,30 @@ def share_chart(table: ShareTable, called_out: set[str]) -> ShareChart:
     """Measure one table's chart; `called_out` holds the labels of the categories to mark."""
     rows = []
     for index, pair in enumerate(table.pairs):
-        top = SHARE_HEADER + index * SHARE_ROW
+        top = SHARE.header + index * SHARE.row
         count_y = top + 4
         rows.append(
             PairBars(
                 label=short(pair.label),
                 full_label=pair.label,
                 y=top,
-                text_y=top + SHARE_ROW // 2 + 4,
+                text_y=top + SHARE.row // 2 + 4,
                 count_y=count_y,
-                cost_y=count_y + SHARE_BAR + 2,
-                count_width=round(SHARE_PLOT * min(pair.count_share, 100) / 100, 1),
-                cost_width=round(SHARE_PLOT * min(pair.cost_share, 100) / 100, 1),
+                cost_y=count_y + SHARE.bar + 2,
+                count_width=round(SHARE.plot * min(pair.count_share, 100) / 100, 1),
+                cost_width=round(SHARE.plot * min(pair.cost_share, 100) / 100, 1),
                 count_text=share_text(pair.count_share, pair.count_bound),
                 cost_text=share_text(pair.cost_share, pair.cost_bound),
                 called_out=pair.label in called_out,
             )
         )
-    plot_x = SHARE_LABEL
-    ticks = [(plot_x + SHARE_PLOT * t / 100, f"{t}%") for t in (0, 50, 100)]
-    return ShareChart(
-        width=SHARE_LABEL + SHARE_PLOT + SHARE_NUMBERS,
-        height=SHARE_HEADER + max(len(rows), 1) * SHARE_ROW + 6,
-        label_x=SHARE_LABEL - 8,
-        plot_x=plot_x,
-        plot_width=SHARE_PLOT,
-        ticks=ticks,
-        rows=rows,
-    )
+    ticks = [(SHARE.label + SHARE.plot * t / 100, f"{t}%") for t in (0, 50, 100)]
+    return ShareChart(SHARE, ticks, rows)
 
 
 # --- one kind of cost, one bar per case -----------------------------------------------------
 
-KIND_LABEL = 250
-KIND_PLOT = 300
-KIND_NUMBERS = 170
-KIND_ROW = 26
-KIND_BAR = 16
-KIND_HEADER = 26
+KIND = Layout(label=250, plot=300, numbers=170, row=26, bar=16, header=26, footer=8)
 LOG_SPAN = 100  # a max/min ratio above this gets a logarithmic scale
 
 
@@ -120,16 +148,13 @@ class KindBar:
 
 
 @dataclass(frozen=True)
-class KindChart:
-    width: int
-    height: int
-    label_x: int
-    plot_x: int
-    plot_width: int
+class KindChart(Chart):
     logarithmic: bool
-    ticks: list[tuple[float, str]]
     bars: list[KindBar]
-    bar_height: int = KIND_BAR
+
+    @property
+    def lines(self) -> int:
+        return len(self.bars)
 
 
 def value_text(value: float, bound: str, unit: str) -> str:
@@ -151,38 +176,29 @@ def kind_chart(costs: KindCosts) -> KindChart:
         high = 10 ** math.ceil(math.log10(max(positive)))
 
         def scale(v: float) -> float:
-            return KIND_PLOT * math.log10(v / low) / math.log10(high / low)
+            return KIND.plot * math.log10(v / low) / math.log10(high / low)
 
         decades = range(round(math.log10(low)), round(math.log10(high)) + 1)
-        ticks = [(KIND_LABEL + scale(10**d), amount(10**d)) for d in decades]
+        ticks = [(KIND.label + scale(10**d), amount(10**d)) for d in decades]
     else:
         top = max(values, default=0) or 1
 
         def scale(v: float) -> float:
-            return KIND_PLOT * v / top
+            return KIND.plot * v / top
 
-        ticks = [(KIND_LABEL + scale(t), amount(t)) for t in (0, top)]
+        ticks = [(KIND.label + scale(t), amount(t)) for t in (0, top)]
     bars = []
     for index, entry in enumerate(costs.charted):
-        y = KIND_HEADER + index * KIND_ROW + (KIND_ROW - KIND_BAR) // 2
+        y = KIND.header + index * KIND.row + (KIND.row - KIND.bar) // 2
         name = " · ".join(c.title for c in entry.cases)
         bars.append(
             KindBar(
                 label=short(name, 36),
                 full_label=name,
                 y=y,
-                text_y=y + KIND_BAR - 3,
+                text_y=y + KIND.bar - 3,
                 width=round(max(scale(entry.figure.value), 1.0), 1),
                 text=value_text(entry.figure.value, entry.figure.bound, costs.unit),
             )
         )
-    return KindChart(
-        width=KIND_LABEL + KIND_PLOT + KIND_NUMBERS,
-        height=KIND_HEADER + max(len(bars), 1) * KIND_ROW + 8,
-        label_x=KIND_LABEL - 8,
-        plot_x=KIND_LABEL,
-        plot_width=KIND_PLOT,
-        logarithmic=logarithmic,
-        ticks=ticks,
-        bars=bars,
-    )
+    return KindChart(KIND, ticks, logarithmic, bars)

@@ -29,6 +29,7 @@ from incidents.graph.overview import DEFAULT_KINDS, SHOWABLE_KINDS
 from incidents.presenters.library_page import facet_trees
 from incidents.presenters.query_state import Chip, QueryState, value_link
 from incidents.selectors.graph import LISTED_CASES, GraphView
+from incidents.selectors.parameters import filter_problems, messages
 
 FOCUS, FROM, EXPAND, SHOW = "focus", "from", "expand", "show"
 PANEL_BUDGET = 24
@@ -307,6 +308,15 @@ def listed_cases(view: GraphView, links: Links) -> list[NodeLink]:
     return [links.node(key, 1) for key in view.listed_cases()]
 
 
+def problems(view: GraphView, params: Mapping[str, Any]) -> dict[str, list[str]]:
+    """What was wrong with the request: unknown filter values named with the closest known ones
+    (selectors.parameters, as on every face), then the graph's own options."""
+    found = filter_problems(params, view.query.errors, view.vocabulary)
+    for name, errors in view.option_errors.items():
+        found.setdefault(name, []).extend(f"{name}: {error}" for error in errors)
+    return found
+
+
 def context(view: GraphView, params: Mapping[str, Any], *, panel: bool = False) -> dict[str, Any]:
     """Everything the graph page (or the library page's panel) shows."""
     state = QueryState.of(view.query.filterset, params, options=options_of(params))
@@ -323,7 +333,7 @@ def context(view: GraphView, params: Mapping[str, Any], *, panel: bool = False) 
         "panel": panel,
         "chips": chips,
         "clear_url": clear.href(),
-        "errors": [f"{name}: {' '.join(problems)}" for name, problems in view.errors.items()],
+        "errors": messages(problems(view, params)),
         "heading": heading(view),
         "summary": summary(view),
         "drawing": drawing(view, links),

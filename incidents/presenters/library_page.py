@@ -17,6 +17,7 @@ from incidents.models import Case, FacetValue
 from incidents.presenters.query_state import Chip, QueryState
 from incidents.selectors.cases import CaseListResult, SearchSummary, values_by_facet
 from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
+from incidents.selectors.parameters import filter_problems, messages
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.suggest import Suggestion
 
@@ -75,21 +76,9 @@ def chips(state: QueryState, vocabulary: Vocabulary) -> list[Chip]:
 def unknown_values(
     vocabulary: Vocabulary, errors: Mapping[str, list[str]], params: Any
 ) -> list[str]:
-    """Sentences naming each facet value in the request that the library does not have, and any
-    other parameter that was not used."""
-    messages = []
-    for spec in FACETS:
-        for name in spec.params:
-            for slug in params.getlist(name):
-                if vocabulary.get(spec.facet, slug) is None:
-                    messages.append(
-                        f"There is no {spec.label.lower()} “{slug}” in the library"
-                        f" (parameter {name}); that filter was left out."
-                    )
-    for name, problems in errors.items():
-        if facets.spec_of_param(name) is None:
-            messages.append(f"The {name} parameter was not used: {' '.join(problems)}")
-    return messages
+    """Sentences naming each filter value in the request that the library does not have (with
+    the closest it has), and any other parameter that was not used (selectors.parameters)."""
+    return messages(filter_problems(params, errors, vocabulary))
 
 
 def suggestion_links(
@@ -205,6 +194,7 @@ def context(
         "partial_matches": bool(result.search and result.search.partial),
         "did_you_mean": did_you_mean(state, result.search),
         "chips": chips(state, vocabulary),
+        "order_label": next((c.text for c in chips(state, vocabulary) if c.label == "Order"), ""),
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),
         "trees": facet_trees(state, result.facets),

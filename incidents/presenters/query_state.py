@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from incidents import facets
-from incidents.filtersets import CaseFilterSet
+from incidents.filtersets import FIELD_FILTERS, CaseFilterSet, field_value_label
 from incidents.models import FacetValue
 
 # The sentence the remaining suggestions come from, once `q` was turned into filters.
@@ -150,6 +150,11 @@ class QueryState:
         if self.q:
             found.append(Chip("Search", self.q, False, self.replace(q="").href()))
         for name, slug in self.selected:
+            if name in FIELD_FILTERS:
+                text = field_value_label(name, slug)
+                remove = self.without(name, slug).href()
+                found.append(Chip(FIELD_FILTERS[name], text, False, remove))
+                continue
             spec = facets.spec_of_param(name)
             value = values_by_slug.get((spec.facet, slug)) if spec else None
             if spec is not None and value is not None:

@@ -203,20 +203,21 @@ def cost_of(table: Breakdown) -> str:
     return table.cost_of or (f"their {CostUnit(table.cost_unit).label}" if table.cost_unit else "")
 
 
-def _count_share(table: Breakdown, row: BreakdownRow) -> float | None:
-    if row.count_share is not None:
-        return row.count_share
-    if row.count is not None and table.count_total:
-        return 100 * row.count / table.count_total
+def _share(printed: float | None, amount: float | None, total: float | None) -> float | None:
+    """A row's share as printed, else computed from its amount and the table's total."""
+    if printed is not None:
+        return printed
+    if amount is not None and total:
+        return 100 * amount / total
     return None
+
+
+def _count_share(table: Breakdown, row: BreakdownRow) -> float | None:
+    return _share(row.count_share, row.count, table.count_total)
 
 
 def _cost_share(table: Breakdown, row: BreakdownRow) -> float | None:
-    if row.cost_share is not None:
-        return row.cost_share
-    if row.cost is not None and table.cost_total:
-        return 100 * row.cost / table.cost_total
-    return None
+    return _share(row.cost_share, row.cost, table.cost_total)
 
 
 def _source(table: Breakdown, titles: dict[tuple[int, str], str]) -> TableSource:

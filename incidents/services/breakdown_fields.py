@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from incidents.facets import FACETS
 from incidents.models import SHARE_COST_UNITS, Bound, CostUnit, CountUnit
+from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
 from incidents.services.cost_fields import flag, optional_choice, share, status_and_note
+from incidents.services.field_lists import ListOf, case_file_keys
 from incidents.services.library_entries import BreakdownEntry, BreakdownRowEntry
 
 if TYPE_CHECKING:
@@ -22,52 +24,21 @@ if TYPE_CHECKING:
 
 # Printed shares are rounded: a column may sum to a little over 100 (49.7 + 7.5 + 42.9 = 100.1).
 SHARE_TOLERANCE = 0.5  # percentage points
-BREAKDOWN_KEYS = {
-    "slug",
-    "title",
-    "counted",
-    "count_of",
-    "count_total",
-    "cost_unit",
-    "cost_of",
-    "cost_total",
-    "source",
-    "locator",
-    "status",
-    "derived",
-    "method",
-    "notes",
-    "rows",
-}
-ROW_KEYS = {
-    "label",
-    "group",
-    "maps_to",
-    "count",
-    "count_share",
-    "count_bound",
-    "cost",
-    "cost_share",
-    "cost_bound",
-    "derived",
-}
+BREAKDOWN_KEYS = case_file_keys(BREAKDOWN_FIELDS, "rows")
+ROW_KEYS = case_file_keys(ROW_FIELDS, "maps_to")
+BREAKDOWNS = ListOf(
+    "breakdowns",
+    BREAKDOWN_KEYS,
+    "tables (slug, title, source, locator, rows)",
+    "slug, title, source, locator and rows",
+)
 MAPS_TO_KEYS = {spec.fixture_key: spec.facet for spec in FACETS}
 
 
 def read_breakdowns(c: FieldReader, value: Any, source_urls: set[str]) -> list[BreakdownEntry]:
     """The case's `breakdowns:` list; every problem names its table, row and field."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add("breakdowns", "must be a list of tables (slug, title, source, locator, rows)")
-        return []
     tables: list[BreakdownEntry] = []
-    for index, item in enumerate(value):
-        where = f"breakdowns[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with slug, title, source, locator and rows")
-            continue
-        c.unknown_keys(item, BREAKDOWN_KEYS, prefix=f"{where}.")
+    for where, item in BREAKDOWNS.items(c, value):
         table = _table(c, item, where, source_urls)
         if table is None:
             continue

@@ -3,6 +3,7 @@ and shared items, compared with what is stored so that loading twice changes not
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
@@ -20,6 +21,8 @@ from incidents.models import (
     KeyFigure,
     Source,
 )
+from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
+from incidents.models.costs import COST_FIELDS
 from incidents.services.library_entries import BreakdownEntry, CaseEntry
 
 # The fields of Case a case file sets (the rest are derived or kept by the database).
@@ -46,7 +49,7 @@ LINK_MODELS: dict[str, Any] = {
 def _case_state(case: Case) -> dict[str, Any]:
     """The stored case in the same shape as `_entry_state`, to tell whether a load changes it."""
     return {
-        "fields": _fields_of(case),
+        "fields": _fields(case, CASE_FIELDS),
         "direct": sorted(
             case.links.filter(direct=True).values_list("value_id", flat=True)  # type: ignore[attr-defined]
         ),
@@ -78,66 +81,45 @@ def _case_state(case: Case) -> dict[str, Any]:
     }
 
 
-COST_FIELDS = tuple(
-    f.name
-    for f in CostFigure._meta.get_fields()
-    if f.concrete and f.name not in ("id", "case", "position")
-)
-TABLE_FIELDS = (
-    "slug",
-    "title",
-    "counted",
-    "count_of",
-    "count_total",
-    "cost_unit",
-    "cost_of",
-    "cost_total",
-    "source_url",
-    "locator",
-    "status",
-    "derived",
-    "method",
-    "notes",
-)
-ROW_FIELDS = (
-    "label",
-    "group",
-    "count",
-    "count_share",
-    "count_bound",
-    "cost",
-    "cost_share",
-    "cost_bound",
-    "derived",
-)
+def _values(obj: object, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The named attributes of a stored row or of an entry (their fields are named alike)."""
+    return tuple(getattr(obj, name) for name in names)
 
 
-def _cost_state(cost: CostFigure) -> tuple[Any, ...]:
-    return tuple(getattr(cost, name) for name in COST_FIELDS)
+def _fields(obj: object, names: tuple[str, ...]) -> dict[str, Any]:
+    return dict(zip(names, _values(obj, names), strict=True))
+
+
+def _cost_state(cost: object) -> tuple[Any, ...]:
+    return _values(cost, COST_FIELDS)
+
+
+def _table_state(table: object, rows: Iterable[tuple[object, Iterable[int]]]) -> tuple[Any, ...]:
+    """A breakdown's fields and, per row, its fields and the ids of its facet values."""
+    return (
+        *_values(table, BREAKDOWN_FIELDS),
+        [(*_values(row, ROW_FIELDS), sorted(ids)) for row, ids in rows],
+    )
 
 
 def _breakdown_state(table: Breakdown) -> tuple[Any, ...]:
-    rows = [
-        (
-            *(getattr(row, name) for name in ROW_FIELDS),
-            sorted(link.value_id for link in row.value_links.all()),
-        )
-        for row in sorted(table.rows.all(), key=lambda r: r.position)
-    ]
-    return (*(getattr(table, name) for name in TABLE_FIELDS), rows)
+    rows = sorted(table.rows.all(), key=lambda r: r.position)
+    return _table_state(
+        table, ((row, (link.value_id for link in row.value_links.all())) for row in rows)
+    )
 
 
 def _entry_breakdown_state(
     table: BreakdownEntry, values: dict[tuple[str, str], FacetValue]
 ) -> tuple[Any, ...]:
-    rows = [
-        (
-            *(getattr(row, name) for name in ROW_FIELDS),
-            sorted(values[(f, s)].id for f, slugs in row.facets.items() for s in slugs),
-        )
-        for row in table.rows
-    ]
-    return (*(getattr(table, name) for name in TABLE_FIELDS), rows)
+    return _table_state(table, ((row, _value_ids(row.facets, values)) for row in table.rows))
+
+
+def _value_ids(
+    facets: dict[str, list[str]], values: dict[tuple[str, str], FacetValue]
+) -> list[int]:
+    """The ids of the facet values an entry names by facet and slug."""
+    return [values[(facet, slug)].id for facet, slugs in facets.items() for slug in slugs]
 
 
 def _replace_breakdowns(
@@ -147,26 +129,21 @@ def _replace_breakdowns(
     Breakdown.objects.filter(case=case).delete()
     for position, table in enumerate(tables):
         stored = Breakdown.objects.create(
-            case=case, position=position, **{name: getattr(table, name) for name in TABLE_FIELDS}
+            case=case, position=position, **_fields(table, BREAKDOWN_FIELDS)
         )
         rows = BreakdownRow.objects.bulk_create(
             BreakdownRow(
                 breakdown=stored,
                 position=index,
-                **{name: getattr(row, name) for name in ROW_FIELDS},
+                **_fields(row, ROW_FIELDS),
             )
             for index, row in enumerate(table.rows)
         )
         BreakdownRowValue.objects.bulk_create(
-            BreakdownRowValue(row=stored_row, value=values[(facet, slug)])
+            BreakdownRowValue(row=stored_row, value_id=value_id)
             for stored_row, row in zip(rows, table.rows, strict=True)
-            for facet, slugs in row.facets.items()
-            for slug in slugs
+            for value_id in _value_ids(row.facets, values)
         )
-
-
-def _fields_of(case: Case) -> dict[str, Any]:
-    return {name: getattr(case, name) for name in CASE_FIELDS}
 
 
 def _entry_state(
@@ -189,12 +166,10 @@ def _entry_state(
             "published": published.date if published else None,
             "published_precision": published.precision if published else "day",
         },
-        "direct": sorted(
-            values[(facet, slug)].id for facet, slugs in entry.facets.items() for slug in slugs
-        ),
+        "direct": sorted(_value_ids(entry.facets, values)),
         "sources": [(s.url, s.kind, s.title, s.archived_url) for s in entry.sources],
         "figures": [(f.value, f.unit, f.measures, f.source_url) for f in entry.key_figures],
-        "costs": [tuple(getattr(c, name) for name in COST_FIELDS) for c in entry.costs],
+        "costs": [_cost_state(c) for c in entry.costs],
         "breakdowns": [_entry_breakdown_state(b, values) for b in entry.breakdowns],
         **{
             kind: [(shared[kind][ref.slug].id, ref.wording) for ref in refs]

@@ -12,25 +12,20 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from incidents.models import Bound, Confirmation, CostKind
+from incidents.models.costs import COST_FIELDS
+from incidents.services.field_lists import ListOf, case_file_keys
 from incidents.services.library_entries import CostEntry
 
 if TYPE_CHECKING:
     from incidents.services.case_fields import FieldReader
 
-COST_KEYS = {
-    "kind",
-    "value",
-    "bound",
-    "of",
-    "scope",
-    "per_occurrence",
-    "derived",
-    "formula",
-    "locator",
-    "note",
-    "source",
-    "status",
-}
+COST_KEYS = case_file_keys(COST_FIELDS)
+COSTS = ListOf(
+    "costs",
+    COST_KEYS,
+    "{kind, value, source, locator, ...} entries",
+    "kind, value, source and locator",
+)
 LEGACY_COST_KEY = "cost"
 LEGACY_COST_MESSAGE = (
     "the `cost:` mapping was replaced by a `costs:` list of typed figures (kind, value, source, "
@@ -90,19 +85,8 @@ def read_costs(c: FieldReader, raw: dict[str, Any], source_urls: set[str]) -> li
     """The case's `costs:` list, each citing one of the case's sources."""
     if LEGACY_COST_KEY in raw:
         c.add(LEGACY_COST_KEY, LEGACY_COST_MESSAGE)
-    value = raw.get("costs")
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add("costs", "must be a list of {kind, value, source, locator, ...} entries")
-        return []
     costs: list[CostEntry] = []
-    for index, item in enumerate(value):
-        where = f"costs[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with kind, value, source and locator")
-            continue
-        c.unknown_keys(item, COST_KEYS, prefix=f"{where}.")
+    for where, item in COSTS.items(c, raw.get("costs")):
         entry = _cost(c, item, where, source_urls)
         if entry is not None:
             costs.append(entry)

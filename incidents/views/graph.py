@@ -74,5 +74,5 @@ def graph_data(request: HttpRequest) -> JsonResponse:
     """The same view as JSON: nodes with positions and links, weighted edges."""
     view = _view(request)
     if view.errors:
-        return JsonResponse({"errors": view.errors}, status=400)
+        return JsonResponse({"errors": presenter.problems(view, request.GET)}, status=400)
     return JsonResponse(presenter.data(view, request.GET))

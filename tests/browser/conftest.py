@@ -96,7 +96,9 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
     opened.on(
         "console",
         lambda message: (
-            errors.append(message.text) if "Content Security Policy" in message.text else None
+            errors.append(f"{message.text} at {message.location}")
+            if "Content Security Policy" in message.text
+            else None
         ),
     )
     opened.set_default_timeout(TIMEOUT_MS)

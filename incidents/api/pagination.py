@@ -1,0 +1,60 @@
+"""Pagination of every API list: `page` and `page_size` (1 to MAX_PAGE_SIZE, default PAGE_SIZE).
+
+A `page_size` out of bounds or not a number is a 400 naming it, like any bad parameter (the
+policy of incidents.selectors.parameters), rather than silently clamped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import pagination
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+
+PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+PAGE_PARAMS = ("page", "page_size")
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    """`?page=2&page_size=50`; `count`, `next`, `previous` and `results` in the body."""
+
+    page_size = PAGE_SIZE
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+    page_size_query_description = (
+        f"Results per page, 1 to {MAX_PAGE_SIZE} (default {PAGE_SIZE}); outside that, a 400."
+    )
+
+    def get_page_size(self, request: Request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        try:
+            size = int(raw)
+        except ValueError:
+            size = 0
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise ValidationError(
+                {
+                    "page_size": [
+                        f"page_size must be a whole number from 1 to {MAX_PAGE_SIZE}, not {raw!r}."
+                    ]
+                }
+            )
+        return size
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"] = {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE_SIZE,
+                    "default": PAGE_SIZE,
+                }
+            elif parameter["name"] == self.page_query_param:
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+        return parameters

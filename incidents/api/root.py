@@ -1,0 +1,52 @@
+"""`/api/`: every endpoint of the API, with a line on what it gives."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from incidents.api.reads import LibraryRead
+
+# (name, route name, what it gives), in the order a newcomer reads them.
+ENDPOINTS: tuple[tuple[str, str, str], ...] = (
+    ("cases", "api:case-list", "Cases under the library's filters, paged; POST adds one (token)"),
+    ("facets", "api:facets", "Every facet value with its count under the filters"),
+    ("breakdowns", "api:breakdown-list", "Failure breakdown tables of the filtered cases"),
+    ("checks", "api:check-list", "kubegap's checks with the cases they cite"),
+    ("schema", "api:schema", "The OpenAPI 3 schema"),
+    ("docs", "api:docs", "The schema as interactive documentation"),
+)
+
+
+class ApiRootView(LibraryRead, APIView):
+    """Every endpoint of the API, with its absolute URL."""
+
+    @extend_schema(
+        responses={
+            200: inline_serializer(
+                "ApiRoot",
+                fields={
+                    name: inline_serializer(
+                        f"ApiRoot{name.title()}",
+                        fields={
+                            "url": serializers.URLField(),
+                            "description": serializers.CharField(),
+                        },
+                    )
+                    for name, _route, _text in ENDPOINTS
+                },
+            ),
+            304: OpenApiResponse(description="Not modified since the ETag or date given"),
+        }
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            {
+                name: {"url": request.build_absolute_uri(reverse(route)), "description": text}
+                for name, route, text in ENDPOINTS
+            }
+        )

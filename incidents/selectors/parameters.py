@@ -1,0 +1,114 @@
+"""The parameters the library's filters understand, and the one policy for those they do not.
+
+The policy, the same on every face:
+
+- An unknown filter value (a facet slug, a kind, a year that is not a year, an ordering) is named,
+  with the closest values the library knows; the valid filters still apply.
+- A page a person reads (`/`, `/cost/`, `/graph/`) answers 200: the message above the results,
+  and the rest of the page with the valid filters.
+- A face a program reads (the API under `/api/`, its exports, `/graph/data.json`, the Atom feed)
+  answers 400 with a JSON body `{"<parameter>": ["<message>", ...]}` and nothing else, so a script
+  never mistakes a partly applied filter for the set it asked for. The API also refuses a
+  parameter it does not know (a misspelt `organization=` would otherwise return every case).
+
+Pure functions over what the FilterSet and the vocabulary already hold: no queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from incidents.facets import FACETS
+from incidents.filtersets import ORDERINGS, CaseFilterSet
+from incidents.models import CaseKind, Setting
+from incidents.selectors.vocabulary import Vocabulary
+
+# Every query parameter of the one FilterSet (q, facets and their not_, kind, setting, years,
+# ordering), in the FilterSet's order.
+FILTER_PARAMS: tuple[str, ...] = tuple(CaseFilterSet.base_filters)
+# Closest known values named in a message, at most.
+CLOSEST = 3
+
+Problems = dict[str, list[str]]
+
+
+def closest(word: str, choices: Iterable[str], limit: int = CLOSEST) -> list[str]:
+    """The known values nearest to `word` (rapidfuzz's weighted ratio), best first."""
+    found = process.extract(word, list(choices), scorer=fuzz.WRatio, limit=limit)
+    return [choice for choice, _score, _index in found]
+
+
+def _quoted(values: Iterable[str]) -> str:
+    return ", ".join(f"“{v}”" for v in values)
+
+
+def _field_choices(name: str) -> list[str] | None:
+    return {
+        "kind": list(CaseKind.values),
+        "setting": list(Setting.values),
+        "ordering": list(ORDERINGS),
+    }.get(name)
+
+
+def _values(params: Any, name: str) -> list[str]:
+    if hasattr(params, "getlist"):
+        return [str(v) for v in params.getlist(name)]
+    value = params.get(name) if isinstance(params, Mapping) else None
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def filter_problems(
+    params: Any, errors: Mapping[str, list[str]], vocabulary: Vocabulary
+) -> Problems:
+    """A message per value the filters had to leave out, naming it and the closest known values.
+
+    `errors` are the FilterSet's (CaseQuery.errors); facet values are checked against the
+    vocabulary, so every unknown slug gets its own message even when several were given.
+    """
+    problems: Problems = {}
+    for spec in FACETS:
+        slugs = vocabulary.slugs(spec.facet)
+        for name in spec.params:
+            for slug in _values(params, name):
+                if slug and vocabulary.get(spec.facet, slug) is None:
+                    problems.setdefault(name, []).append(
+                        f"There is no {spec.label.lower()} “{slug}” in the library"
+                        f" (parameter {name}); closest known: {_quoted(closest(slug, slugs))}."
+                    )
+    for name, messages in errors.items():
+        if name in problems:
+            continue
+        choices = _field_choices(name)
+        if choices is None:
+            problems[name] = [f"The {name} parameter was not used: {' '.join(messages)}"]
+            continue
+        for value in _values(params, name):
+            if value not in choices:
+                problems.setdefault(name, []).append(
+                    f"“{value}” is not a known {name} (parameter {name});"
+                    f" closest known: {_quoted(closest(value, choices))}."
+                )
+    return problems
+
+
+def unknown_parameters(params: Any, known: Iterable[str]) -> Problems:
+    """A message per parameter that is not one of `known`, naming the closest known ones."""
+    allowed = list(known)
+    return {
+        name: [
+            f"Unknown parameter “{name}”; closest known: {_quoted(closest(name, allowed))}."
+            f" Known parameters: {', '.join(allowed)}."
+        ]
+        for name in params
+        if name not in allowed
+    }
+
+
+def messages(problems: Problems) -> list[str]:
+    """Every message, in parameter order, for a page to show."""
+    return [message for found in problems.values() for message in found]

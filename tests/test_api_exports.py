@@ -1,0 +1,100 @@
+"""Whole-set exports (CSV, JSON, NDJSON) under the current filters, and the Atom feed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from django.http import StreamingHttpResponse
+from django.test import Client
+
+from incidents.models import Case
+from incidents.selectors.export_rows import CHUNK
+from tests.bulk import add_cases
+from tests.queries import assert_max_queries
+
+pytestmark = pytest.mark.django_db
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def _body(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    assert isinstance(response, StreamingHttpResponse)  # streamed, not built in memory
+    return b"".join(response.streaming_content).decode("utf-8")  # type: ignore[arg-type]
+
+
+def test_csv_opens_in_a_spreadsheet_and_holds_every_case(
+    client: Client, small_library: None
+) -> None:
+    add_cases(45)  # more than a page
+    response = client.get("/api/cases/export.csv")
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"] == 'attachment; filename="cases.csv"'
+    text = _body(client, "/api/cases/export.csv")
+    assert text.startswith("\ufeffslug,title,kind,setting,")
+    assert "\r\n" in text
+    rows = list(csv.DictReader(io.StringIO(text.lstrip("\ufeff"))))
+    assert len(rows) == 48
+    assert [r["slug"] for r in rows[:1]] == [
+        client.get("/api/cases/").json()["results"][0]["slug"]
+    ]  # the list's order
+    loader = next(r for r in rows if r["slug"] == "leaky-loader")
+    assert loader["organisation"] == "shanghai-ai-laboratory"
+    assert loader["primary_source"] == "https://example.org/paper"
+    assert loader["url"] == "http://testserver/cases/leaky-loader/"
+
+
+def test_csv_cells_are_never_formulas(client: Client, small_library: None) -> None:
+    Case.objects.filter(slug="leaky-loader").update(title="=HYPERLINK(1)")
+    rows = list(
+        csv.DictReader(io.StringIO(_body(client, "/api/cases/export.csv").lstrip("\ufeff")))
+    )
+    assert next(r for r in rows if r["slug"] == "leaky-loader")["title"] == "'=HYPERLINK(1)"
+
+
+def test_json_and_ndjson_follow_the_filters(client: Client, small_library: None) -> None:
+    records = json.loads(_body(client, "/api/cases/export.json?organisation=meta"))
+    assert [r["slug"] for r in records] == ["hbm-failures", "flaky-network"]
+    assert records[1]["symptom"] == ["job-crash", "nccl-timeout"]
+    lines = _body(client, "/api/cases/export.ndjson?organisation=meta&ordering=oldest").splitlines()
+    assert [json.loads(line)["slug"] for line in lines] == ["flaky-network", "hbm-failures"]
+    assert json.loads(_body(client, "/api/cases/export.json?year=1999")) == []
+
+
+def test_export_queries_do_not_grow_with_the_library(client: Client, small_library: None) -> None:
+    add_cases(CHUNK - 10)
+    # version, vocabulary, the cases, their facet values, their sources (one chunk)
+    with assert_max_queries(5):
+        lines = _body(client, "/api/cases/export.ndjson").splitlines()
+    assert len(lines) == CHUNK - 7
+
+
+def test_the_feed_follows_the_filters_and_the_page_links_it(
+    client: Client, small_library: None
+) -> None:
+    response = client.get("/feeds/cases.atom?organisation=meta")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/atom+xml")
+    feed = ET.fromstring(response.content)
+    assert feed.findtext(f"{ATOM}title") == "Incident Library: Organisation Meta"
+    entries = [e.findtext(f"{ATOM}title") for e in feed.iter(f"{ATOM}entry")]
+    assert entries == ["HBM failures interrupt a large run", "Flapping links slow a job"]
+    links = [link.get("href") for e in feed.iter(f"{ATOM}entry") for link in e.iter(f"{ATOM}link")]
+    assert links[0] == "http://testserver/cases/hbm-failures/"
+    page = client.get("/?organisation=meta&kind=study").content.decode()
+    assert (
+        '<link rel="alternate" type="application/atom+xml" title="These cases, newest first (Atom)"'
+        ' href="/feeds/cases.atom?organisation=meta&amp;kind=study">'
+    ) in page
+    one = ET.fromstring(client.get("/feeds/cases.atom?organisation=meta&kind=study").content)
+    assert len(list(one.iter(f"{ATOM}entry"))) == 1
+
+
+def test_an_unchanged_export_or_feed_is_a_304(client: Client, small_library: None) -> None:
+    for url in ("/api/cases/export.csv?kind=study", "/feeds/cases.atom"):
+        etag = client.get(url)["ETag"]
+        assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304, url

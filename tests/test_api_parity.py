@@ -1,0 +1,78 @@
+"""Page/API parity: for 50 generated filter combinations, /api/cases/ returns exactly the cases
+the library page lists, in the same order, page by page (the seeded library)."""
+
+from __future__ import annotations
+
+import random
+import re
+from urllib.parse import urlencode
+
+import pytest
+from django.test import Client
+
+from incidents.facets import FACETS
+from incidents.filtersets import ORDERINGS
+from incidents.models import CaseKind, FacetValue, Setting
+
+pytestmark = pytest.mark.django_db
+
+COMBINATIONS = 50
+WORDS = ["memory", "nccl timeout", "checkpoint", "network", "storage", "gpu"]
+
+
+def _combinations(seed: int = 11) -> list[list[tuple[str, str]]]:
+    rng = random.Random(seed)
+    values = list(FacetValue.objects.values_list("facet", "slug"))
+    param = {spec.facet: spec for spec in FACETS}
+    found = []
+    for _ in range(COMBINATIONS):
+        pairs: list[tuple[str, str]] = []
+        for _ in range(rng.randint(1, 3)):
+            facet, slug = rng.choice(values)
+            name = param[facet].exclude_param if rng.random() < 0.25 else param[facet].param
+            pairs.append((name, slug))
+        extra = rng.random()
+        if extra < 0.2:
+            pairs.append(("kind", rng.choice(CaseKind.values)))
+        elif extra < 0.35:
+            pairs.append(("setting", rng.choice(Setting.values)))
+        elif extra < 0.55:
+            pairs.append(("year_min", str(rng.randint(2016, 2024))))
+        elif extra < 0.7:
+            pairs.append(("q", rng.choice(WORDS)))
+        if rng.random() < 0.4:
+            pairs.append(("ordering", rng.choice(list(ORDERINGS))))
+        # Drop the facet filters now and then, to get large sets that span pages.
+        if rng.random() < 0.2:
+            pairs = [p for p in pairs if p[0] in {"kind", "setting", "year_min", "q", "ordering"}]
+        found.append(pairs)
+    return found
+
+
+def _page_slugs(client: Client, query: str, page: int) -> tuple[list[str], int]:
+    """The cases a page of the library lists (their title links), and its total."""
+    response = client.get(f"/?{query}&page={page}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    total = re.search(r'id="results-heading">Cases <span class="count">(\d+) case', html)
+    assert total, query
+    return re.findall(r'<h3><a href="/cases/([\w-]+)/"', html), int(total.group(1))
+
+
+def test_the_api_lists_what_the_page_lists(client: Client, seeded_library: None) -> None:
+    checked = spanning = 0
+    for pairs in _combinations():
+        query = urlencode(pairs)
+        api = client.get(f"/api/cases/?{query}")
+        assert api.status_code == 200, (query, api.json())
+        body = api.json()
+        pages = max(1, -(-body["count"] // 20))
+        spanning += pages > 1
+        for number in range(1, min(pages, 2) + 1):
+            listed, total = _page_slugs(client, query, number)
+            rows = client.get(f"/api/cases/?{query}&page={number}").json()["results"]
+            assert [row["slug"] for row in rows] == listed, (query, number)
+            assert body["count"] == total, query
+        checked += 1
+    assert checked == COMBINATIONS
+    assert spanning >= 5  # some combinations give more than a page

@@ -1,0 +1,51 @@
+"""Request rates: over the rate, a 429 with Retry-After; anonymous and token clients apart."""
+
+from __future__ import annotations
+
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import Client, override_settings
+
+pytestmark = pytest.mark.django_db
+
+RATES = {
+    **settings.REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {"anon": "3/minute", "user": "5/minute"},
+}
+
+
+@override_settings(REST_FRAMEWORK=RATES)
+def test_anonymous_clients_get_a_429_with_retry_after(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    for _ in range(3):
+        assert client.get("/api/cases/").status_code == 200
+    throttled = client.get("/api/facets/")
+    assert throttled.status_code == 429
+    assert 0 < int(throttled["Retry-After"]) <= 60
+    assert "throttled" in throttled.json()["detail"].lower()
+    # A token client has its own, higher rate.
+    django_user_model.objects.create_user("tool", password="x")
+    out = StringIO()
+    call_command("issue_token", "tool", stdout=out, stderr=StringIO())
+    auth = {"HTTP_AUTHORIZATION": f"Token {out.getvalue().strip()}"}
+    statuses = [client.get("/api/cases/", **auth).status_code for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+
+
+def test_rates_come_from_the_environment() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='incidents.config.settings';"
+        "django.setup(); from django.conf import settings;"
+        "print(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'])"
+    )
+    env = {"SECRET_KEY": "x", "API_RATE_ANON": "7/minute", "API_RATE_USER": "off", "PATH": ""}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "{'anon': '7/minute', 'user': 'off'}", out.stderr

@@ -1,0 +1,188 @@
+"""Writing cases through the API with a token: the same validation as `load_cases`, 400 naming
+every field, nothing saved on error, 409 for a probable duplicate, 401 without credentials."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.management import CommandError, call_command
+from django.test import Client
+
+from incidents.models import Case
+
+pytestmark = pytest.mark.django_db
+
+# A synthetic case in the case-file format (example.org sources; the vocabulary and shared
+# entries of tests/data/library).
+NEW_CASE: dict[str, Any] = {
+    "slug": "posted-by-script",
+    "title": "A script posts a case about NCCL timeouts",
+    "kind": "incident",
+    "setting": "training",
+    "organisations": ["meta"],
+    "period": {"start": "2025-02"},
+    "summary": "A synthetic case posted through the API.",
+    "components": ["network"],
+    "symptoms": ["nccl-timeout"],
+    "remediations": [
+        {"ref": "restart-from-last-checkpoint", "wording": "Restarted from the checkpoint."}
+    ],
+    "lessons": ["weight-failures-by-gpu-time"],
+    "key_figures": [
+        {
+            "value": 64,
+            "unit": "GPUs",
+            "measures": "GPUs in the job",
+            "source": "https://example.org/posted",
+        }
+    ],
+    "costs": [
+        {
+            "kind": "gpu_hours_lost",
+            "value": 10,
+            "locator": "Table 1",
+            "source": "https://example.org/posted",
+        }
+    ],
+    "sources": [{"url": "https://example.org/posted", "kind": "primary", "title": "Posted"}],
+}
+
+
+def _editor(django_user_model: Any, *perms: str) -> str:
+    user = django_user_model.objects.create_user("editor", password="x")
+    user.user_permissions.add(*Permission.objects.filter(codename__in=perms))
+    out = StringIO()
+    call_command("issue_token", "editor", stdout=out, stderr=StringIO())
+    return out.getvalue().strip()
+
+
+def _post(client: Client, token: str | None, body: Any, query: str = "") -> Any:
+    headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+    return client.post(
+        f"/api/cases/{query}", json.dumps(body), content_type="application/json", **headers
+    )
+
+
+def test_a_posted_case_appears_everywhere(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    token = _editor(django_user_model, "add_case")
+    response = _post(client, token, NEW_CASE)
+    assert response.status_code == 201, response.json()
+    assert response["Location"] == "http://testserver/api/cases/posted-by-script/"
+    body = response.json()
+    assert body["remediations"] == [
+        {"slug": "restart-from-last-checkpoint", "text": "Restarted from the checkpoint."}
+    ]
+    assert body["costs"][0]["text"] == "10 GPU-hours"
+    # On the page, in the facets, in the API list, in the export and the feed.
+    assert (
+        'href="/cases/posted-by-script/"' in client.get("/?symptom=nccl-timeout").content.decode()
+    )
+    facets = client.get("/api/facets/").json()
+    orgs = next(g for g in facets["facets"] if g["facet"] == "organisation")
+    assert next(v for v in orgs["values"] if v["slug"] == "meta")["count"] == 3
+    assert client.get("/api/cases/?year=2025").json()["results"][0]["slug"] == "posted-by-script"
+    export = b"".join(client.get("/api/cases/export.ndjson?year=2025").streaming_content)
+    assert json.loads(export.splitlines()[0])["slug"] == "posted-by-script"
+    assert "posted-by-script" in client.get("/feeds/cases.atom").content.decode()
+    # The same case posted twice is refused the second time.
+    again = _post(client, token, NEW_CASE)
+    assert again.status_code == 409 and "already exists" in again.json()["detail"]
+
+
+def test_the_same_primary_source_is_a_probable_duplicate(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    token = _editor(django_user_model, "add_case")
+    # leaky-loader's primary source, under another slug.
+    twin = {
+        **NEW_CASE,
+        "slug": "leaky-loader-again",
+        "sources": [{"url": "https://example.org/paper", "kind": "primary"}],
+        "key_figures": [],
+        "costs": [],
+    }
+    response = _post(client, token, twin)
+    assert response.status_code == 409
+    assert response.json()["duplicate_of"] == ["leaky-loader"]
+    assert not Case.objects.filter(slug="leaky-loader-again").exists()
+    assert _post(client, token, twin, "?allow_duplicate=1").status_code == 201
+
+
+def test_every_wrong_field_is_named_and_nothing_is_saved(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    token = _editor(django_user_model, "add_case")
+    bad = {
+        **NEW_CASE,
+        "title": "",
+        "symptoms": ["warp-drive"],
+        "sources": [{"url": "not a url", "kind": "primary"}],
+        "colour": "blue",
+    }
+    before = Case.objects.count()
+    response = _post(client, token, bad)
+    assert response.status_code == 400
+    problems = response.json()
+    assert {"title", "sources[0].url", "colour"} <= set(problems), problems
+    assert Case.objects.count() == before
+    # References are checked against the library too (facet values, shared entries).
+    unknown = _post(client, token, {**NEW_CASE, "symptoms": ["warp-drive"]})
+    assert unknown.status_code == 400
+    assert "warp-drive" in unknown.json()["symptoms[0]"][0]
+    assert Case.objects.count() == before
+
+
+def test_put_replaces_a_case(client: Client, small_library: None, django_user_model: Any) -> None:
+    token = _editor(django_user_model, "add_case", "change_case")
+    assert _post(client, token, NEW_CASE).status_code == 201
+    changed = {**NEW_CASE, "title": "Retitled by a script", "symptoms": ["job-crash"]}
+    response = client.put(
+        "/api/cases/posted-by-script/",
+        json.dumps(changed),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["title"] == "Retitled by a script"
+    assert [v["slug"] for v in response.json()["facets"]["symptom"]] == ["job-crash"]
+    missing = client.put(
+        "/api/cases/no-such-case/",
+        json.dumps({k: v for k, v in changed.items() if k != "slug"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+    assert missing.status_code == 404
+
+
+def test_anonymous_writes_are_401_with_the_scheme_and_others_403(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    response = _post(client, None, NEW_CASE)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+    assert _post(client, "not-a-token", NEW_CASE).status_code == 401
+    reader = _editor(django_user_model)  # a token but no permission
+    assert _post(client, reader, NEW_CASE).status_code == 403
+    assert not Case.objects.filter(slug="posted-by-script").exists()
+    # Endpoints that take no writes say so to an authenticated client.
+    assert client.post("/api/facets/", HTTP_AUTHORIZATION=f"Token {reader}").status_code == 405
+
+
+def test_issue_token_needs_an_existing_user_and_keeps_its_token(django_user_model: Any) -> None:
+    with pytest.raises(CommandError, match="no user 'ghost'"):
+        call_command("issue_token", "ghost")
+    django_user_model.objects.create_user("someone", password="x")
+    first, second, err = StringIO(), StringIO(), StringIO()
+    call_command("issue_token", "someone", stdout=first, stderr=err)
+    call_command("issue_token", "someone", stdout=second, stderr=StringIO())
+    assert first.getvalue() == second.getvalue() and len(first.getvalue().strip()) == 40
+    assert "incidents.add_case" in err.getvalue()
+    rotated = StringIO()
+    call_command("issue_token", "someone", "--rotate", stdout=rotated, stderr=StringIO())
+    assert rotated.getvalue() != first.getvalue()
