@@ -11,6 +11,7 @@ from django.http import HttpRequest
 
 from incidents import models
 from incidents.services import refresh_implied_links
+from incidents.services.search_index import refresh_search_index
 
 _Row = TypeVar("_Row", bound=Model)
 
@@ -35,6 +36,16 @@ class FacetValueAdmin(admin.ModelAdmin[models.FacetValue]):
         super().save_model(request, obj, form, change)
         if "parent" in form.changed_data:
             refresh_implied_links()
+
+    def save_related(
+        self,
+        request: HttpRequest,
+        form: ModelForm[Any],
+        formsets: list[BaseInlineFormSet[Any, Any, Any]],
+        change: bool,
+    ) -> None:
+        super().save_related(request, form, formsets, change)
+        refresh_search_index()  # the value's name and aliases are searchable text of its cases
 
 
 class CaseFacetLinkInline(admin.TabularInline[models.CaseFacetLink, models.Case]):
@@ -149,9 +160,16 @@ class CaseAdmin(admin.ModelAdmin[models.Case]):
     ) -> None:
         super().save_related(request, form, formsets, change)
         refresh_implied_links([form.instance.pk])
+        refresh_search_index([form.instance.pk])
 
 
 @admin.register(models.Remediation, models.ActionItem, models.Lesson)
 class SharedItemAdmin(admin.ModelAdmin[Any]):
     list_display = ["slug", "text"]
     search_fields = ["slug", "text"]
+
+    def save_model(
+        self, request: HttpRequest, obj: Any, form: ModelForm[Any], change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        refresh_search_index()  # the shared wording is searchable text of every case using it

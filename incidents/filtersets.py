@@ -2,8 +2,9 @@
 
 Query parameters: for every facet of the registry (incidents.facets), `<param>` (facet value
 slugs, repeatable: OR within a facet, AND across facets; a parent value matches its descendants)
-and `not_<param>` (exclude cases with that value or a descendant); `q` (text, ranked); `kind` and
-`setting` (repeatable, OR); `year`, `year_min`, `year_max` (the year of the case's date: the start
+and `not_<param>` (exclude cases with that value or a descendant); `q` (text, ranked by
+incidents.search, planned once and shared by the copies `without` makes); `kind` and `setting`
+(repeatable, OR); `year`, `year_min`, `year_max` (the year of the case's date: the start
 of its period, or its publication where the source gives no period; bounds inclusive); and
 `ordering` (one of ORDERINGS; the default is newest first, best match first with `q`).
 Unknown values are left out and reported in `errors`; the valid filters still apply. Repeated
@@ -25,7 +26,7 @@ from django.db.models.functions import Coalesce, ExtractYear
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink, CaseKind, Setting
 from incidents.query_params import bound_params
-from incidents.search import search_cases
+from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 
 
@@ -112,6 +113,7 @@ class CaseFilterSet(django_filters.FilterSet):
         queryset: QuerySet[Case] | None = None,
         *,
         vocabulary: Vocabulary | None = None,
+        text_search: TextSearch | None = None,
         **kwargs: Any,
     ) -> None:
         self.notes: list[str] = []
@@ -120,6 +122,7 @@ class CaseFilterSet(django_filters.FilterSet):
             data, self.notes = bounded.data, bounded.notes
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
+        self._text_search = text_search
         for spec in FACETS:
             choices = [(slug, slug) for slug in self.vocabulary.slugs(spec.facet)]
             for name in spec.params:
@@ -143,7 +146,19 @@ class CaseFilterSet(django_filters.FilterSet):
         return filters
 
     def filter_text(self, queryset: QuerySet[Case], name: str, value: str) -> QuerySet[Case]:
-        return search_cases(queryset, value)
+        return self.text_search_for(value).apply(queryset)
+
+    def text_search_for(self, text: str) -> TextSearch:
+        """The planned search for `text` (planned once, then reused)."""
+        if self._text_search is None or self._text_search.text != text:
+            self._text_search = TextSearch(text, values=self.vocabulary.values.values())
+        return self._text_search
+
+    @property
+    def text_search(self) -> TextSearch | None:
+        """The search the valid `q` asks for, or None without words."""
+        text = str(self.cleaned_data.get("q") or "")
+        return self.text_search_for(text) if text.strip() else None
 
     def filter_year(self, queryset: QuerySet[Case], name: str, value: Any) -> QuerySet[Case]:
         if value is None:
@@ -181,7 +196,12 @@ class CaseFilterSet(django_filters.FilterSet):
         data = self.data.copy()
         for name in names:
             data.pop(name, None)
-        narrower = type(self)(data, queryset=self.queryset, vocabulary=self.vocabulary)
+        narrower = type(self)(
+            data,
+            queryset=self.queryset,
+            vocabulary=self.vocabulary,
+            text_search=self._text_search,
+        )
         narrower.notes = self.notes
         return narrower
 

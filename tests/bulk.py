@@ -17,6 +17,7 @@ from incidents.models import (
     Source,
 )
 from incidents.services import refresh_implied_links
+from incidents.services.search_index import refresh_search_index
 from tests.factories import (
     FIRST_DAY,
     BreakdownFactory,
@@ -66,6 +67,7 @@ def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]
             CaseRemediationFactory.build(case=case, item=remediation) for case in cases
         )
     refresh_implied_links()
+    refresh_search_index([case.id for case in cases])
     # No version bump: a test is one transaction, which bumps once, and its own first write
     # must be the one that does (tests/conftest.py empties the cache before each test).
     return cases

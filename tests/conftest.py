@@ -21,6 +21,8 @@ from django.core.cache import cache
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 
+from incidents.models import SearchIndex
+from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
@@ -31,16 +33,35 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = REPO_ROOT / "fixtures"
 
 Snapshot = list[tuple[type[models.Model], list[dict[str, Any]]]]
+# The search index (an FTS5 table on SQLite) is not a Django table: its rows are kept as SQL.
+_INDEX_COLUMNS = {
+    "sqlite": ("rowid, title, summary, facets, body, tags", "%s, %s, %s, %s, %s, %s"),
+    "postgresql": (f"rowid, {SEARCH_INDEX_TABLE}::text", "%s, %s::tsvector"),
+}
 
 
 def _library_models() -> list[type[models.Model]]:
-    """The app's models, parents before the rows that point at them (not the version stamp's
-    single row, which the migrations create)."""
+    """The app's models, parents before the rows that point at them (not the search index,
+    kept as SQL, nor the version stamp's single row, which the migrations create)."""
     return [
         model
         for model in apps.get_app_config("incidents").get_models()
-        if model._meta.model_name != "librarystate"
+        if model._meta.managed and model._meta.model_name != "librarystate"
     ]
+
+
+def _index_rows() -> list[tuple[Any, ...]]:
+    columns, _values = _INDEX_COLUMNS[connection.vendor]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM {SEARCH_INDEX_TABLE} ORDER BY rowid")
+        return list(cursor.fetchall())
+
+
+def _write_index_rows(rows: list[tuple[Any, ...]]) -> None:
+    columns, values = _INDEX_COLUMNS[connection.vendor]
+    names = columns.replace(f"{SEARCH_INDEX_TABLE}::text", SEARCH_INDEX_TABLE)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {SEARCH_INDEX_TABLE} ({names}) VALUES ({values})", rows)
 
 
 def _take_snapshot(path: Path) -> Snapshot:
@@ -50,6 +71,7 @@ def _take_snapshot(path: Path) -> Snapshot:
         snapshot = [
             (model, list(model.objects.order_by("pk").values())) for model in _library_models()
         ]
+        snapshot.append((SearchIndex, [{"rows": _index_rows()}]))
         transaction.set_rollback(True)
     return snapshot
 
@@ -57,6 +79,9 @@ def _take_snapshot(path: Path) -> Snapshot:
 def _restore(snapshot: Snapshot) -> None:
     """Write a snapshot's rows back as they were (ids included), in one insert per table."""
     for model, rows in snapshot:
+        if model is SearchIndex:
+            _write_index_rows(rows[0]["rows"])
+            continue
         # Rows are ordered by id, so a value's parent is always written before the value.
         model.objects.bulk_create([model(**row) for row in rows])
     with connection.cursor() as cursor:

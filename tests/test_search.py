@@ -1,14 +1,10 @@
-"""Search: facet values found in free text, and ranked text search on both databases."""
+"""Suggestions: facet values found in free text (the ranked text search: test_text_search.py)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
-from django.db import connection
 
-from incidents.models import Case, FacetValue
-from incidents.search import search_cases
+from incidents.models import FacetValue
 from incidents.suggest import suggest_filters
 
 pytestmark = pytest.mark.django_db
@@ -100,92 +96,3 @@ def test_a_pasted_postmortem_is_read_quickly_enough_to_finish(small_library: Non
     found = _found(text)
     assert ("component", "gpu-memory") not in found
     assert ("symptom", "ecc-error") in found
-
-
-# --- ranked text search ---------------------------------------------------------------------------
-
-
-def _case(slug: str, title: str, summary: str, year: int, detection: str = "") -> Case:
-    return Case.objects.create(
-        slug=slug,
-        title=title,
-        summary=summary,
-        detection=detection,
-        period_start=dt.date(year, 1, 1),
-    )
-
-
-@pytest.fixture
-def ranked_cases(db: None) -> None:
-    _case("in-detection", "Quiet night", "Nothing to see.", 2024, detection="Found by a watchdog")
-    _case("in-summary", "Training stopped", "A watchdog killed the run twice.", 2023)
-    _case("in-title", "Watchdog kills a training run", "The run stopped.", 2020)
-    _case("elsewhere", "Disk full", "Logs filled the disk.", 2025)
-
-
-def _search(text: str) -> list[str]:
-    return [c.slug for c in search_cases(Case.objects.all(), text)]
-
-
-def test_title_ranks_above_summary_above_the_rest(ranked_cases: None) -> None:
-    assert _search("watchdog") == ["in-title", "in-summary", "in-detection"]
-
-
-def test_every_word_must_match(ranked_cases: None) -> None:
-    assert _search("watchdog training") == ["in-title", "in-summary"]
-    assert _search("watchdog disk") == []
-
-
-def test_no_words_leaves_the_list_as_it_was(ranked_cases: None) -> None:
-    assert _search("  ") == [c.slug for c in Case.objects.all()]
-
-
-def test_facets_and_words_combine_through_the_filterset(small_library: None) -> None:
-    from django.http import QueryDict
-
-    from incidents.selectors.cases import case_queryset
-
-    found = case_queryset(params=QueryDict("q=timeouts&component=training-data-loader"))
-    assert [c.slug for c in found.queryset] == ["leaky-loader"]
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL full-text search")
-def test_postgres_websearch_syntax(ranked_cases: None) -> None:
-    assert _search("watchdog -training") == ["in-detection"]
-    assert _search('"killed the run"') == ["in-summary"]
-    assert _search("disk or quiet") == ["elsewhere", "in-detection"] or _search(
-        "disk or quiet"
-    ) == ["in-detection", "elsewhere"]
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm typo tolerance")
-def test_postgres_forgives_a_typo_but_ranks_true_matches_first(ranked_cases: None) -> None:
-    assert _search("wachdog") == ["in-title", "in-summary", "in-detection"]
-    assert _search("watchdog")[0] == "in-title"
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm typo tolerance")
-def test_postgres_takes_a_known_word_as_written(ranked_cases: None) -> None:
-    _case("overhead", "Scheduler overhead grew", "Each step waited on the scheduler.", 2019)
-    _case("hot", "Racks overheating in summer", "Cooling failed.", 2018)
-    # "overheating" is in the library: no typo match on the look-alike "overhead".
-    assert _search("overheating") == ["hot"]
-    assert _search("overheatting")[0] == "hot"  # a typo: the closest case first
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_trgm typo tolerance")
-def test_postgres_short_words_count_and_stop_words_do_not(ranked_cases: None) -> None:
-    assert _search("watchdog gpu") == []  # "gpu" is too short to be forgiven as a typo
-    assert _search("the watchdogs") == ["in-title", "in-summary", "in-detection"]
-    assert _search("wachdog the run") == ["in-title", "in-summary"]
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL stemming")
-def test_postgres_matches_other_forms_of_a_word(ranked_cases: None) -> None:
-    assert _search("kill") == ["in-title", "in-summary"]
-
-
-@pytest.mark.skipif(connection.vendor == "postgresql", reason="the SQLite fallback")
-def test_sqlite_fallback_matches_plurals_as_substrings(ranked_cases: None) -> None:
-    assert _search("watchdogs") == ["in-title", "in-summary", "in-detection"]
-    assert _search("kill") == ["in-title", "in-summary"]

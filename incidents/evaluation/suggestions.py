@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import yaml
 
@@ -52,8 +53,21 @@ class SuggestionScores:
         return [i for i in self.items if i.missed or i.wrong]
 
 
+class Sentence(Protocol):
+    """What scoring needs of a sentence (this module's EvalItem, or evaluation.dataset's)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def values(self) -> frozenset[str]: ...
+    @property
+    def also_ok(self) -> frozenset[str]: ...
+
+
 def evaluate_suggestions(
-    items: Iterable[EvalItem], suggest_fn: Callable[[str], Sequence[str]]
+    items: Iterable[Sentence], suggest_fn: Callable[[str], Sequence[str]]
 ) -> SuggestionScores:
     """Score `suggest_fn` (text -> suggested `facet:slug`s) on the sentences."""
     results = []
@@ -79,6 +93,10 @@ def evaluate_suggestions(
         gold=gold,
         items=results,
     )
+
+
+# The name evaluation.retrieval reports suggestions under.
+SuggestionFigures = SuggestionScores
 
 
 def load_items(path: Path, *, split: str | None = None) -> list[EvalItem]:

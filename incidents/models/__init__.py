@@ -46,6 +46,7 @@ from incidents.models.library import (
     format_period_point,
 )
 from incidents.models.library_state import LibraryState
+from incidents.models.search import SearchIndex, SearchTerm
 
 __all__ = [
     "GPU_TIME_KINDS",
@@ -75,6 +76,8 @@ __all__ = [
     "Lesson",
     "LibraryState",
     "Remediation",
+    "SearchIndex",
+    "SearchTerm",
     "Setting",
     "SharedItem",
     "Source",

@@ -15,7 +15,7 @@ from incidents import facets
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, FacetValue
 from incidents.presenters.query_state import Chip, QueryState
-from incidents.selectors.cases import CaseListResult, values_by_facet
+from incidents.selectors.cases import CaseListResult, SearchSummary, values_by_facet
 from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
 from incidents.selectors.parameters import filter_problems, messages
 from incidents.selectors.vocabulary import Vocabulary
@@ -66,6 +66,7 @@ class CaseRow:
     case: Case
     meta: list[tuple[FacetValue, str]]
     facets: list[ValueLinks]
+    matched: str = ""  # "matches 2 of 3 words" for a partial match of the search words
 
 
 def chips(state: QueryState, vocabulary: Vocabulary) -> list[Chip]:
@@ -129,7 +130,17 @@ def _visible(nodes: list[FacetNode]) -> list[FacetNode]:
     return kept
 
 
-def case_rows(page: Page[Case]) -> list[CaseRow]:
+def matched_label(search: SearchSummary | None, case: Case) -> str:
+    """ "matches 2 of 3 words" when the case holds only some of the search words."""
+    if search is None:
+        return ""
+    held = search.matched_words(case)
+    if held is None or held >= search.total_words:
+        return ""
+    return f"matches {held} of {search.total_words} words"
+
+
+def case_rows(page: Page[Case], search: SearchSummary | None = None) -> list[CaseRow]:
     """The listed cases with their values linked to the library filtered by each."""
     rows = []
     every_case = QueryState()
@@ -149,9 +160,17 @@ def case_rows(page: Page[Case]) -> list[CaseRow]:
                     for spec in FACETS
                     if spec.failure and links[spec.facet]
                 ],
+                matched=matched_label(search, case),
             )
         )
     return rows
+
+
+def did_you_mean(state: QueryState, search: SearchSummary | None) -> tuple[str, str] | None:
+    """(corrected words, link searching for them) when a word of the search is in no case."""
+    if search is None or search.correction is None:
+        return None
+    return search.correction.text, state.replace(q=search.correction.text, page=1).href()
 
 
 # Pages linked on either side of the current one (the first and the last are always linked).
@@ -196,7 +215,9 @@ def context(
         "result": result,
         "rows_cache_key": result.cache_key,
         "state": state,
-        "rows": case_rows(page),
+        "rows": case_rows(page, result.search),
+        "partial_matches": bool(result.search and result.search.partial),
+        "did_you_mean": did_you_mean(state, result.search),
         "chips": chips(state, vocabulary),
         "order_label": next((c.text for c in chips(state, vocabulary) if c.label == "Order"), ""),
         "clear_url": QueryState().href(),

@@ -25,6 +25,7 @@ from incidents.models import (
     CostFigure,
     FacetValue,
 )
+from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
 from incidents.selectors.facet_index import current_vocabulary, paginator, selection
@@ -63,12 +64,32 @@ def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> Ca
 
 
 @dataclass(frozen=True)
+class SearchSummary:
+    """What a page says about its text search: how many of the query's words each listed case
+    holds (none when the query is too long to say it usefully) and a "did you mean"."""
+
+    total_words: int
+    matched: dict[int, int]
+    correction: Correction | None
+
+    @property
+    def partial(self) -> bool:
+        """No listed case holds every word of the query."""
+        return bool(self.matched) and max(self.matched.values()) < self.total_words
+
+    def matched_words(self, case: Case) -> int | None:
+        return self.matched.get(case.id)
+
+
+@dataclass(frozen=True)
 class CaseListResult:
-    """The filtered cases, one page of them (facet values prefetched), and counts per facet."""
+    """The filtered cases, one page of them (facet values prefetched), counts per facet, and
+    what the text search, if any, has to say."""
 
     query: CaseQuery
     page: Page[Case]
     facets: list[FacetGroup]
+    search: SearchSummary | None = None
 
     @property
     def total(self) -> int:
@@ -115,7 +136,22 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     query = case_queryset(params=params)
     cases = with_facet_values(query.queryset)
     page_obj = read_page(paginator(cases, query.filterset, per_page), page)
-    return CaseListResult(query, page_obj, facet_groups(query.filterset))
+    return CaseListResult(
+        query, page_obj, facet_groups(query.filterset), search_summary(query, page_obj)
+    )
+
+
+def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
+    """The words each case of the page holds (one query) and a correction of misspelt words
+    (one query, only when a word is in no case); None without a text search."""
+    search = query.filterset.text_search
+    if search is None:
+        return None
+    return SearchSummary(
+        search.total_words,
+        search.coverage([case.id for case in page.object_list]),
+        search.did_you_mean(),
+    )
 
 
 def read_page(paginator: Paginator[Case], number: int | str) -> Page[Case]:

@@ -13,6 +13,7 @@ from django.db import transaction
 from incidents import facets
 from incidents.models import (
     ActionItem,
+    Case,
     FacetAlias,
     FacetValue,
     Lesson,
@@ -30,6 +31,7 @@ from incidents.services.library_entries import (
 )
 from incidents.services.library_files import read_library_collecting
 from incidents.services.library_version import bump
+from incidents.services.search_index import refresh_search_index
 from incidents.services.value_hints import unknown_value_message, vocabulary_lexicon
 from incidents.suggest.lexicon import Lexicon
 from incidents.text import spelling_key
@@ -106,6 +108,11 @@ def _apply(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
     for entry in data.cases:
         report.note("cases", apply_case(entry, values, shared))
     refresh_implied_links()
+    if data.vocabulary or data.shared:
+        refresh_search_index()  # names, aliases and shared wording reach many cases
+    else:
+        slugs = [entry.slug for entry in data.cases]
+        refresh_search_index(Case.objects.filter(slug__in=slugs).values_list("id", flat=True))
     if report.changed:
         bump()  # bulk writes above send no signals
     return report

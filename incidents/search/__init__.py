@@ -1,0 +1,26 @@
+"""Text search over cases, the same on SQLite and PostgreSQL.
+
+`TextSearch(text)` plans a search (query syntax in `incidents.search.query`, stems in
+`incidents.search.terms`, the database's own syntax in `incidents.search.backend`) and ranks a
+case queryset; `CaseFilterSet` applies it for `q`, and nothing else should. The index it reads is
+kept in step by `incidents.services.search_index`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import QuerySet
+
+from incidents.models import Case, FacetValue
+from incidents.search.plan import Correction, TextSearch
+from incidents.search.query import ParsedQuery, parse_query
+
+__all__ = ["Correction", "ParsedQuery", "TextSearch", "parse_query", "search_cases"]
+
+
+def search_cases(
+    queryset: QuerySet[Case], text: str, *, values: Iterable[FacetValue] | None = None
+) -> QuerySet[Case]:
+    """Cases matching `text`, best match first, then newest; the queryset unchanged if no words."""
+    return TextSearch(text, values=values).apply(queryset)

@@ -1,0 +1,163 @@
+"""Ranked text search, the same on SQLite and PostgreSQL: words as words (stemmed), any word
+matches and rarer words and the title weigh more, the query syntax, facet-aware ranking, the
+partial-match count and "did you mean", and the index kept in step by every write path."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import yaml
+from django.http import QueryDict
+from django.test import Client
+
+from incidents.models import Case, CaseFacetLink, FacetValue, SearchTerm
+from incidents.search import TextSearch, parse_query, search_cases
+from incidents.selectors.cases import case_queryset
+from incidents.services.case_submission import submit_case
+from incidents.services.search_index import refresh_search_index
+from tests.conftest import SMALL_LIBRARY
+
+pytestmark = pytest.mark.django_db
+
+
+def _case(slug: str, title: str, summary: str, year: int, detection: str = "") -> Case:
+    return Case.objects.create(
+        slug=slug,
+        title=title,
+        summary=summary,
+        detection=detection,
+        period_start=dt.date(year, 1, 1),
+    )
+
+
+@pytest.fixture
+def ranked_cases(db: None) -> None:
+    _case("in-detection", "Quiet night", "Nothing to see.", 2024, detection="Found by a watchdog")
+    _case("in-summary", "Training stopped", "A watchdog killed the run twice.", 2023)
+    _case("in-title", "Watchdog kills a training run", "The run stopped.", 2020)
+    _case("elsewhere", "Disk full", "Logs filled the disk output.", 2025)
+    _case("other", "Conntrack table full", "The BLOOM run lost its racks of GPUs.", 2019)
+    refresh_search_index()
+
+
+def _search(text: str) -> list[str]:
+    return [c.slug for c in search_cases(Case.objects.all(), text)]
+
+
+def test_title_ranks_above_summary_above_the_rest(ranked_cases: None) -> None:
+    assert _search("watchdog") == ["in-title", "in-summary", "in-detection"]
+
+
+def test_any_word_matches_and_cases_holding_more_words_come_first(ranked_cases: None) -> None:
+    assert _search("watchdog training") == ["in-title", "in-summary", "in-detection"]
+    assert set(_search("watchdog disk")) == {"in-title", "in-summary", "in-detection", "elsewhere"}
+
+
+def test_words_match_as_words_never_as_parts_of_words(ranked_cases: None) -> None:
+    assert _search("put") == []  # not in "output"
+    assert _search("track") == []  # not in "conntrack"
+    assert _search("oom") == []  # not in "BLOOM"
+    assert _search("rack") == ["other"]  # "racks" is a form of the word
+
+
+def test_word_forms_meet_through_stemming(ranked_cases: None) -> None:
+    assert _search("gpu") == _search("gpus") == _search("GPUs") == ["other"]
+    assert _search("killing") == ["in-summary", "in-title"] or _search("killing") == [
+        "in-title",
+        "in-summary",
+    ]
+
+
+def test_minus_leaves_out_quotes_keep_a_phrase_and_or_joins(ranked_cases: None) -> None:
+    assert _search("watchdog -training") == ["in-detection"]
+    assert _search('"killed the run"') == ["in-summary"]
+    assert _search('"run killed"') == []
+    assert set(_search("disk or quiet")) == {"elsewhere", "in-detection"}
+    assert [c.text for c in parse_query("disk or quiet night").clauses] == [
+        "disk or quiet",
+        "night",
+    ]
+
+
+def test_no_words_leaves_the_list_as_it_was(ranked_cases: None) -> None:
+    assert _search("  ") == [c.slug for c in Case.objects.all()]
+    assert _search("the of and") == [c.slug for c in Case.objects.all()]
+
+
+def test_partial_matches_say_how_many_words_they_hold(ranked_cases: None) -> None:
+    search = TextSearch("watchdog training disk")
+    ids = {c.slug: c.id for c in Case.objects.all()}
+    coverage = search.coverage([ids["in-title"], ids["in-detection"], ids["elsewhere"]])
+    assert search.total_words == 3
+    assert coverage == {ids["in-title"]: 2, ids["in-detection"]: 1, ids["elsewhere"]: 1}
+
+
+def test_a_misspelt_word_gets_a_did_you_mean(ranked_cases: None) -> None:
+    search = TextSearch("watchdgo killed")
+    assert _search("watchdgo") == []
+    correction = search.did_you_mean()
+    assert correction is not None
+    assert correction.text == "watchdog killed"
+    assert TextSearch("watchdog").did_you_mean() is None
+
+
+@pytest.fixture
+def tagged_and_prose(db: None) -> FacetValue:
+    leak = FacetValue.objects.create(facet="root_cause", slug="memory-leak", name="Memory leak")
+    tagged = _case("tagged", "Workers died overnight", "Memory grew until they were killed.", 2020)
+    _case("prose", "Memory pressure on the hosts", "Memory use was high; a cache leaked.", 2021)
+    CaseFacetLink.objects.create(case=tagged, value=leak)
+    refresh_search_index()
+    return leak
+
+
+def test_a_named_facet_value_raises_its_cases(
+    tagged_and_prose: FacetValue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert TextSearch("a memory leak").boosts == {tagged_and_prose.id: 1.0}
+    assert _search("a memory leak") == ["tagged", "prose"]
+    monkeypatch.setattr("incidents.search.plan.TextSearch._facet_boosts", lambda *a: {})
+    assert _search("a memory leak") == ["prose", "tagged"]
+
+
+def test_a_facet_value_name_is_searchable_text_of_its_cases(tagged_and_prose: FacetValue) -> None:
+    assert _search("leak -cache") == ["tagged"]
+
+
+def test_the_index_follows_a_changed_case(small_library: None) -> None:
+    case = Case.objects.get(slug="leaky-loader")
+    case.title = "A zeppelin stalls pretraining"
+    case.save()
+    assert _search("zeppelin") == []
+    refresh_search_index([case.id])
+    assert _search("zeppelin") == ["leaky-loader"]
+    assert SearchTerm.objects.get(term="zeppelin").cases == 1
+
+
+def test_facets_and_words_combine_through_the_filterset(small_library: None) -> None:
+    found = case_queryset(params=QueryDict("q=timeouts&component=training-data-loader"))
+    assert [c.slug for c in found.queryset] == ["leaky-loader"]
+
+
+def test_the_page_labels_partial_matches_and_offers_a_correction(
+    client: Client, small_library: None
+) -> None:
+    html = client.get("/", {"q": "loader leak zeppelinn"}).content.decode()
+    assert "No case holds every one of these words; the best partial matches come first." in html
+    assert "matches 2 of 3 words" in html
+    assert "Did you mean" not in html  # "zeppelinn" is close to no word of the library
+    html = client.get("/", {"q": "dataloder"}).content.decode()
+    assert 'Did you mean <a href="?q=dataloader">dataloader</a>?' in html
+    # The suggestion engine forgives the typo: the value it names still finds its cases.
+    assert "/cases/leaky-loader/" in html
+    html = client.get("/", {"q": "zeppelinn"}).content.decode()
+    assert "No case holds any of these words." in html
+
+
+def test_a_submitted_case_is_searchable_at_once(small_library: None) -> None:
+    entry = yaml.safe_load((SMALL_LIBRARY / "cases" / "leaky-loader.yaml").read_text())
+    entry["title"] = "A quokka chewed the fibre"
+    submit_case(slug="quokka", entry=entry)
+    assert _search("quokkas") == ["quokka"]
+    assert _search("chewing fibre")[0] == "quokka"
