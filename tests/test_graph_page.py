@@ -241,7 +241,8 @@ PAGE_QUERIES = 10 + 5
         ("/graph/", PAGE_QUERIES),
         ("/graph/data.json", 10),
         ("/graph/panel/", 10),
-        ("/graph/?expand=root_cause:hardware-fault&q=faults", PAGE_QUERIES),
+        # a text search also reads the rarity of its words
+        ("/graph/?expand=root_cause:hardware-fault&q=faults", PAGE_QUERIES + 1),
         ("/graph/?focus=symptom:nccl-timeout&from=case:leaky-loader", PAGE_QUERIES),
         ("/graph/?focus=case:leaky-loader", PAGE_QUERIES),
         ("/graph/?focus=remediation:restart-from-last-checkpoint", PAGE_QUERIES),

@@ -97,8 +97,15 @@ def test_load_cases_lists_every_file_without_a_traceback(tmp_path: Path) -> None
     shutil.copytree(SMALL_LIBRARY, library)
     for item in EXPECTED:
         shutil.copy(CORPUS / item["file"], library / item["file"])
-    # The files are refused before the database is read, so an empty SQLite file will do.
-    env = base_env() | {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'empty.sqlite3'}"}
+    # A fresh SQLite database, migrated (unknown values are looked up in it).
+    env = base_env() | {"DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'fresh.sqlite3'}"}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
     result = subprocess.run(
         [sys.executable, "manage.py", "load_cases", str(library)],
         cwd=REPO_ROOT,

@@ -161,3 +161,18 @@ def test_a_submitted_case_is_searchable_at_once(small_library: None) -> None:
     submit_case(slug="quokka", entry=entry)
     assert _search("quokkas") == ["quokka"]
     assert _search("chewing fibre")[0] == "quokka"
+
+
+def test_a_deleted_case_leaves_the_index(small_library: None) -> None:
+    from django.db import connection
+
+    from incidents.models.search import SEARCH_INDEX_TABLE
+
+    case = Case.objects.order_by("slug").first()
+    assert case is not None
+    refresh_search_index([case.id])
+    case_id = case.id
+    case.delete()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {SEARCH_INDEX_TABLE} WHERE rowid = %s", [case_id])
+        assert cursor.fetchone()[0] == 0

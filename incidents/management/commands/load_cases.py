@@ -7,6 +7,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from incidents.services import LibraryError, load_library
 
@@ -24,6 +26,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         paths: list[Path] = options["paths"] or [Path(settings.FIXTURES_DIR)]
+        pending = MigrationExecutor(connection).migration_plan(
+            MigrationExecutor(connection).loader.graph.leaf_nodes()
+        )
+        if pending:
+            raise CommandError(
+                f"the database is not ready: {len(pending)} migration(s) not applied; "
+                "run `manage.py migrate` first; nothing was loaded"
+            )
         try:
             report = load_library(paths, root=Path.cwd())
         except LibraryError as exc:
