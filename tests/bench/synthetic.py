@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from incidents.models import Case, FacetValue
 from incidents.services import load_library
+from incidents.services.case_rows import CASE_FIELDS
 from incidents.services.facet_links import ancestors_by_value
 from incidents.services.library_version import bump
 
@@ -37,22 +38,7 @@ TAGS = [
     ("contributing_factor", 1, 1, 0.5),
 ]
 
-CASE_COLUMNS = (
-    "slug",
-    "title",
-    "summary",
-    "detection",
-    "kind",
-    "setting",
-    "period_start",
-    "period_start_precision",
-    "period_end",
-    "period_end_precision",
-    "published",
-    "published_precision",
-    "created_at",
-    "updated_at",
-)
+CASE_COLUMNS = ("slug", *CASE_FIELDS, "created_at", "updated_at")
 
 
 def build(size: int, *, seed: int = 15) -> int:
