@@ -21,6 +21,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.postgres.aggregates import ArrayAgg
 from django.core.paginator import Page, Paginator
 from django.db import connections
 from django.db.models import QuerySet
@@ -74,36 +75,60 @@ class FacetIndex:
 
 def load_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
     """Build the index from the database: the version first (unless just read), then the facet
-    values, the cases and their links."""
+    values, the cases in the default order and, per value, the ranks of its cases."""
     version = version or library_version.current(using)
     vocabulary = Vocabulary.load(using)
-    newest_first = [*(Case._meta.ordering or []), "id"]  # the id settles ties
-    order = list(Case.objects.using(using).order_by(*newest_first).values_list("id", flat=True))
+    if connections[using].vendor == "postgresql":
+        read = _ranks_in_postgresql
+    else:
+        read = _ranks_in_python
+    order = list(Case.objects.using(using).order_by(*_NEWEST_FIRST).values_list("id", flat=True))
     rank_of = {case_id: rank for rank, case_id in enumerate(order)}
-    by_value = {
-        # A link to a case added after the cases were read is left out: its write moved the
-        # version, so the next request rebuilds the index anyway.
-        value_id: FrozenBitMap(rank_of[c] for c in ids if c in rank_of)
-        for value_id, ids in _cases_by_value(using)
-    }
+    by_value = dict(read(using, rank_of))
     return FacetIndex(
         version, FrozenBitMap(range(len(order))), by_value, vocabulary, order, rank_of
     )
 
 
-def _cases_by_value(using: str) -> Iterable[tuple[int, list[int]]]:
-    """(value id, ids of its cases) for every value with cases, read in one query: grouped into
-    arrays by PostgreSQL (a row per value, not one per link), grouped here elsewhere."""
-    links = CaseFacetLink.objects.using(using).order_by()
-    if connections[using].vendor == "postgresql":
-        from django.contrib.postgres.aggregates import ArrayAgg
+# The library's default order (newest first), the id settling ties: a case's rank is its place.
+_NEWEST_FIRST = [*(Case._meta.ordering or []), "id"]
 
-        grouped = links.values("value_id").annotate(ids=ArrayAgg("case_id"))
-        return grouped.values_list("value_id", "ids")
+
+def _ranks_in_postgresql(using: str, rank_of: dict[int, int]) -> Iterable[tuple[int, FrozenBitMap]]:
+    """Per value, the ranks of its cases: PostgreSQL groups the links into one array of case ids
+    per value (a row per value, not one per link), and the ids become ranks here, in C (`map`
+    over the dict's lookup).
+
+    Measured at 100,000 cases (762,000 links): numbering the cases in PostgreSQL instead (a
+    window function joined to the links, arrays of ranks) costs PostgreSQL more than it saves
+    here (its hash join of every link: 390 ms against 300 ms for these two reads and the map).
+    """
+    grouped = (
+        CaseFacetLink.objects.using(using)
+        .order_by()
+        .values("value_id")
+        .annotate(ids=ArrayAgg("case_id"))
+        .values_list("value_id", "ids")
+    )
+    for value_id, ids in grouped:
+        try:
+            yield value_id, FrozenBitMap(map(rank_of.__getitem__, ids))
+        except KeyError:
+            # A link to a case added after the cases were read is left out: its write moved
+            # the version, so the next request rebuilds the index anyway.
+            yield value_id, FrozenBitMap(rank_of[i] for i in ids if i in rank_of)
+
+
+def _ranks_in_python(using: str, rank_of: dict[int, int]) -> Iterable[tuple[int, FrozenBitMap]]:
+    """The same on SQLite (no arrays): each link read and mapped to a rank here."""
+    rank = rank_of.get
     by_value: dict[int, list[int]] = {}
-    for value_id, case_id in links.values_list("value_id", "case_id").iterator(chunk_size=20_000):
-        by_value.setdefault(value_id, []).append(case_id)
-    return by_value.items()
+    links = CaseFacetLink.objects.using(using).order_by().values_list("value_id", "case_id")
+    for value_id, case_id in links.iterator(chunk_size=20_000):
+        found = rank(case_id)
+        if found is not None:  # as above: a case added since the cases were read
+            by_value.setdefault(value_id, []).append(found)
+    return ((value_id, FrozenBitMap(ranks)) for value_id, ranks in by_value.items())
 
 
 _lock = threading.Lock()
