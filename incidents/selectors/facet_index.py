@@ -133,11 +133,15 @@ def _ranks_in_python(using: str, rank_of: dict[int, int]) -> Iterable[tuple[int,
 
 _lock = threading.Lock()
 _indexes: dict[str, FacetIndex] = {}
+# The last index built inside a transaction, per database: found again only by the FilterSet
+# holding its very vocabulary (the request that built it), never shared with another request.
+_unshared: dict[str, FacetIndex] = {}
 
 
-def current_index(using: str = "default") -> FacetIndex:
-    """This process's index of the committed library, rebuilt when the version moved."""
-    version = library_version.current(using)
+def current_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
+    """This process's index of the committed library, rebuilt when the version moved; `version`
+    is the version this request already read, if it did (it is not read twice)."""
+    version = version or library_version.current(using)
     index = _indexes.get(using)
     if index is not None and index.version == version:
         return index
@@ -149,21 +153,26 @@ def current_index(using: str = "default") -> FacetIndex:
             # use them for this request, but keep nothing another request could reuse.
             if not connections[using].in_atomic_block:
                 _indexes[using] = index
+            else:
+                _unshared[using] = index
         return index
 
 
-def current_vocabulary(using: str = "default") -> Vocabulary:
+def current_vocabulary(using: str = "default", version: LibraryVersion | None = None) -> Vocabulary:
     """The facet values: the current index's (no query of their own) when this process holds
-    one, else read afresh (one query, and no index is built for it)."""
-    if _indexes.get(using) is None:
+    one, else read afresh (one query, and no index is built for it). A caller that read the
+    version for this request (an API list) gets the index's, built now if need be: it is about
+    to count or page with it, and the version is then read once."""
+    if _indexes.get(using) is None and version is None:
         return Vocabulary.load(using)
-    return current_index(using).vocabulary
+    return current_index(using, version).vocabulary
 
 
 def forget(using: str = "default") -> None:
     """Drop this process's index (the next request rebuilds it)."""
     with _lock:
         _indexes.pop(using, None)
+        _unshared.pop(using, None)
 
 
 class Selection:
@@ -255,7 +264,11 @@ def selection(filterset: CaseFilterSet) -> Selection:
         if index is None or index.vocabulary is not filterset.vocabulary:
             # The FilterSet's vocabulary is the index's when it was checked against the version
             # for this request (current_vocabulary); else check now.
-            index = current_index(using)
+            built = _unshared.get(using)
+            if built is not None and built.vocabulary is filterset.vocabulary:
+                index = built
+            else:
+                index = current_index(using)
         found = Selection(index, filterset)
         filterset._facet_selection = found  # type: ignore[attr-defined]
     return found
