@@ -152,12 +152,17 @@ def attach_direct_values(cases: list[Case], vocabulary: Vocabulary) -> None:
     """
     if not cases:
         return
-    by_case: dict[int, list[FacetValue]] = {case.id: [] for case in cases}
-    links = CaseFacetLink.objects.using(cases[0]._state.db).filter(
-        direct=True, case_id__in=list(by_case)
-    )
     known = vocabulary.values
-    for case_id, value_id in links.order_by().values_list("case_id", "value_id"):
+    by_case: dict[int, list[FacetValue]] = {case.id: [] for case in cases}
+    if all(hasattr(case, "direct_value_ids") for case in cases):
+        # Read with the cases already (IndexedPaginator on PostgreSQL): no query.
+        pairs: Any = ((c.id, v) for c in cases for v in c.direct_value_ids or ())  # type: ignore[attr-defined]
+    else:
+        links = CaseFacetLink.objects.using(cases[0]._state.db).filter(
+            direct=True, case_id__in=list(by_case)
+        )
+        pairs = links.order_by().values_list("case_id", "value_id")
+    for case_id, value_id in pairs:
         value = known.get(value_id)
         if value is not None:
             by_case[case_id].append(value)

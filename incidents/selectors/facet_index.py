@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.core.paginator import Page, Paginator
 from django.db import connections
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils.functional import cached_property
 from pyroaring import BitMap, FrozenBitMap
 
@@ -302,6 +302,12 @@ class IndexedPaginator(Paginator[Case]):
         rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
         lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
         rows = rows.prefetch_related(*lookups)
+        if connections[object_list.db].vendor == "postgresql":
+            # The ids of the cases' own facet values in the same query (an array per case), for
+            # cases.attach_direct_values: one query for the page instead of two.
+            rows = rows.annotate(
+                direct_value_ids=ArrayAgg("links__value_id", filter=Q(links__direct=True))
+            )
         by_id = {case.id: case for case in rows}
         return Page([by_id[i] for i in ids if i in by_id], number, self)
 
