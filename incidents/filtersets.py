@@ -229,7 +229,8 @@ class CaseFilterSet(django_filters.FilterSet):
             data,
             queryset=self.queryset,
             vocabulary=self.vocabulary,
-            text_search=self._text_search,
+            # Planned now if not yet: this FilterSet and its copies search with one plan.
+            text_search=self.text_search or self._text_search,
         )
         narrower.notes = self.notes
         return narrower

@@ -136,7 +136,11 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         found = filtered_cases(request, self.library_version)
         if isinstance(self.paginator, PageNumberPagination):
             self.paginator.use_facet_index(found.filterset)
-        page = self.paginate_queryset(found.queryset) or []
+            # The base queryset: the index's paginator filters (and sorts) the cases itself.
+            cases = found.filterset.queryset
+        else:
+            cases = found.queryset
+        page = self.paginate_queryset(cases) or []
         attach_direct_values(page, found.vocabulary)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

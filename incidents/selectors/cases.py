@@ -41,9 +41,15 @@ Params = Mapping[str, Any] | None
 class CaseQuery:
     """The cases a request's filters select, the filter errors, and the bound FilterSet."""
 
-    queryset: QuerySet[Case]
     errors: dict[str, list[str]]
     filterset: CaseFilterSet
+
+    @cached_property
+    def queryset(self) -> QuerySet[Case]:
+        """The filtered cases as a queryset, built when first asked for: a list paged by the
+        facet index in the default order reads its cases by id and never builds it (the
+        facets' subqueries cost more than the rest of such a request)."""
+        return self.filterset.qs
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -67,7 +73,7 @@ def case_queryset(
     vocabulary = vocabulary or current_vocabulary(version=version)
     filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
     errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
-    return CaseQuery(filterset.qs, errors, filterset)
+    return CaseQuery(errors, filterset)
 
 
 @dataclass(frozen=True)
@@ -184,7 +190,7 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     exclusions), so a count says how many cases one more click on that value would keep.
     """
     query = case_queryset(params=params)
-    page_obj = read_page(paginator(query.queryset, query.filterset, per_page), page)
+    page_obj = read_page(paginator(query.filterset, per_page), page)
     attach_direct_values(page_obj.object_list, query.vocabulary)  # type: ignore[arg-type]
     return CaseListResult(query, page_obj, search_summary(query, page_obj))
 

@@ -277,7 +277,11 @@ def selection(filterset: CaseFilterSet) -> Selection:
 class IndexedPaginator(Paginator[Case]):
     """A Paginator whose count comes from the index (no COUNT(*)) and, in the default order, whose
     pages too: the page's ids are a slice of the selected ranks, and only those cases are read
-    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match."""
+    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match.
+
+    The cases are the Selection's FilterSet's: `object_list` only gives the database and the
+    prefetches (the FilterSet's base queryset will do), so that the filtered queryset, and its
+    subqueries, is built only for a page sorted by the database (a text search, `ordering`)."""
 
     def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
         super().__init__(object_list, per_page)
@@ -288,7 +292,11 @@ class IndexedPaginator(Paginator[Case]):
         return len(self._found.selected())
 
     def page(self, number: int | str) -> Page[Case]:
+        object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
         if not self._found.in_default_order:
+            # Sorted by the database: the FilterSet's filtered cases, built only now.
+            self.object_list = self._found.filterset.qs.prefetch_related(*lookups)
             return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
@@ -296,11 +304,9 @@ class IndexedPaginator(Paginator[Case]):
         if top + self.orphans >= self.count:
             top = self.count
         ids = self._found.page_ids(bottom, top)
-        object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.
         rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
-        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
         rows = rows.prefetch_related(*lookups)
         if connections[object_list.db].vendor == "postgresql":
             # The ids of the cases' own facet values in the same query (an array per case), for
@@ -312,7 +318,7 @@ class IndexedPaginator(Paginator[Case]):
         return Page([by_id[i] for i in ids if i in by_id], number, self)
 
 
-def paginator(cases: QuerySet[Case], filterset: CaseFilterSet, per_page: int) -> Paginator[Case]:
+def paginator(filterset: CaseFilterSet, per_page: int) -> Paginator[Case]:
     """A paginator over the FilterSet's cases whose count (and, in the default order, pages)
     the index gives."""
-    return IndexedPaginator(cases, per_page, found=selection(filterset))
+    return IndexedPaginator(filterset.queryset, per_page, found=selection(filterset))

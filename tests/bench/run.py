@@ -207,11 +207,11 @@ def measure_size(
         rows.append(page("`/graph/data.json`", "/graph/data.json", "10", 3))
     hello = throughput("hello-world view", ["/bench/hello/"] * 300, "-")
     loops = max(30, requests)
-    warm = throughput("`/api/cases/` warm (same URL)", ["/api/cases/"] * loops, "15 (api)")
+    warm = throughput("`/api/cases/` warm (same URL)", ["/api/cases/"] * loops, "15")
     cold = throughput(
         "`/api/cases/` cold (a new page each time)",
         [f"/api/cases/?page={1 + i % 40}" for i in range(loops)],
-        "15 (api)",
+        "15",
     )
     for row in (warm, cold):
         row.note = f"{100 * (row.per_second or 0) / (hello.per_second or 1):.1f}% of hello-world"
