@@ -141,12 +141,14 @@ class CaseFilterSet(django_filters.FilterSet):
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         self._text_search = text_search
+        # The facets' choices, on the fields given a value (validating no value needs none).
+        given = set(self.data) if self.is_bound else set()
         for spec in FACETS:
-            choices = self.vocabulary.slug_choices(spec.facet)
             for name in spec.params:
-                field = self.form.fields[name]
-                assert isinstance(field, forms.MultipleChoiceField)
-                field.choices = choices
+                if name in given:
+                    field = self.form.fields[name]
+                    assert isinstance(field, forms.MultipleChoiceField)
+                    field.choices = self.vocabulary.slug_choices(spec.facet)
 
     def get_form_class(self) -> type[forms.Form]:
         """The form of the filters, made once per class rather than once per FilterSet: its
