@@ -19,6 +19,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from wordfreq import zipf_frequency
+
 from incidents.facets import ORGANISATION
 from incidents.suggest.words import stems, tokens
 from incidents.text import spelling_key
@@ -32,6 +34,14 @@ MIN_SHARED_CASES = 3
 MIN_PRECISION = 0.7
 # ... and the cases come from at least this many organisations.
 MIN_ORGANISATIONS = 2
+# A one-word phrase at least this common in English is an everyday word (see _everyday).
+EVERYDAY_ZIPF = 3.0
+
+
+def _everyday(word: str) -> bool:
+    """Whether a word is common in general English (wordfreq's Zipf scale: 3 is once per
+    million words), so that alone it describes nothing in particular ("stalled", "fabric")."""
+    return bool(zipf_frequency(word, "en") >= EVERYDAY_ZIPF)
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class Term:
     text: str
     kind: str  # "name", "alias" or "phrase"
     ambiguous: bool = False
+    everyday: bool = False  # a one-word phrase that is a common English word ("stalled")
     stem_set: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -142,6 +153,7 @@ class Lexicon:
                     text,
                     kind,
                     ambiguous=spelling_key(text) in ambiguous,
+                    everyday=kind == "phrase" and len(words) == 1 and _everyday(words[0].key),
                 )
                 self.by_first[term_stems[0]].append(term)
                 if kind != "phrase":
