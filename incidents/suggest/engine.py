@@ -4,11 +4,15 @@ Evidence for a value, strongest first:
 - its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"), written
   together or apart ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
 - one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
-  words between them (`PHRASE_WEIGHT`);
+  words between them, its function words optional, a verb and particle apart or together
+  ("timed out", "timeout") (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
-- an everyday word flagged `ambiguous` in the vocabulary ("node"), which alone stays below the
-  threshold (`AMBIGUOUS_WEIGHT`).
-Pieces of evidence combine as independent chances (1 - product of misses); a parent also collects
+- weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
+  that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
+  after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
+  its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word flagged `ambiguous` in the vocabulary
+  ("node", `AMBIGUOUS_WEIGHT`).
+Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances (1 - product of misses); a parent also collects
 its children's, so that when no specific value is certain enough the broader one may be. A value
 is suggested when its score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
 tests/data/retrieval_eval.yaml (`manage.py eval_suggestions`).
@@ -27,13 +31,16 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from incidents.facets import ORGANISATION
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import Token, stem, tokens
 
 # Tuned on the tune half of the evaluation set (`manage.py eval_suggestions --split tune
-# --threshold T --set NAME=VALUE`): precision and recall are flat for thresholds from 0.5 to 0.8
-# (0.5 lets two pieces of evidence, or a learned value, through); a learned weight above 0.55, or
-# one word of learned evidence, added wrong values faster than right ones.
+# --threshold T --set NAME=VALUE`), each change checked on its odd and even sentences apart, and
+# on the fixture cases' own sentences against their tags: precision and recall are flat for
+# thresholds from 0.5 to 0.8 (0.5 lets two weak pieces of evidence through, 0.45 + 0.45); a
+# learned weight above 0.55, or one word of learned evidence, added wrong values faster than
+# right ones, and so did learned words common in English (lexicon.LEARNED_MAX_ZIPF).
 THRESHOLD = 0.5
 PHRASE_WEIGHT = 0.9
 TYPO_FACTOR = 0.85
@@ -46,6 +53,10 @@ AMBIGUOUS_WEIGHT = 0.3
 EVERYDAY_PHRASE_WEIGHT = 0.45
 # A component counted ("512 GPUs", "a 10k-GPU job") tells the scale, not what failed.
 COUNTED_WEIGHT = 0.45
+# A phrase read with a synonym of its predicate ("api server fell over" for "... went down").
+VARIANT_FACTOR = 0.95
+# An organisation written as the vendor of a component ("NVIDIA A100 GPUs").
+VENDOR_WEIGHT = 0.45
 LEARNED_WEIGHT = 0.55
 LEARNED_SATURATION = 1.0
 # Words a value's learned evidence needs, at least: one word is a topic, not a description.
@@ -95,7 +106,7 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = _select(lexicon, _find_hits(lexicon, words))
+    hits = _vendors(lexicon, _select(lexicon, _find_hits(lexicon, words)))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -280,6 +291,8 @@ def _score(term: Term, first: Token, distance: int) -> float:
         return AMBIGUOUS_WEIGHT
     if term.kind == "phrase":
         weight = EVERYDAY_PHRASE_WEIGHT if term.everyday else PHRASE_WEIGHT
+        if term.paraphrase:
+            weight *= VARIANT_FACTOR
     else:
         weight = 1.0
     return weight * TYPO_FACTOR**distance
@@ -294,6 +307,18 @@ def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
             continue
         chosen.append(hit)
     return chosen
+
+
+def _vendors(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """An organisation named right before a component ("NVIDIA A100", "NVIDIA GPUs") is the
+    vendor of a part, not who ran the system: it needs other evidence."""
+    starts = {h.start for h in hits if lexicon.values[h.term.value_id].facet == CONTAINED_FACET}
+    return [
+        Hit(h.start, h.end, h.term, h.distance, h.score * VENDOR_WEIGHT)
+        if h.end in starts and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        else h
+        for h in hits
+    ]
 
 
 def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
