@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
@@ -81,6 +81,13 @@ class Hit:
     term: Term
     distance: int
     score: float
+    # The tokens its words are, when other words sit between them ("etcd [slow] disk").
+    skipped: frozenset[int] = frozenset()
+
+    def words_at(self) -> range | frozenset[int]:
+        if not self.skipped:
+            return range(self.start, self.end)
+        return frozenset(range(self.start, self.end)) - self.skipped
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,7 @@ def suggest(
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
-    covered = {i for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in range(hit.start, hit.end)}
+    covered = {i for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in hit.words_at()}
     learned, learned_words = _learned(lexicon, words, covered)
 
     explicit = {v: _combined(found) for v, found in by_value.items()}
@@ -193,10 +200,14 @@ def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                     continue
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
+                if term.keys[0].isdigit() and not _written_as(words[start], term.text):
+                    continue
                 if term.kind == "phrase":
-                    end = _phrase_end(term, words, start) if distance == 0 else None
-                    if end is not None:
-                        hits.append(Hit(start, end, term, 0, _score(term, words[start], 0)))
+                    found = _phrase_end(term, words, start) if distance == 0 else None
+                    if found is not None:
+                        end, skipped = found
+                        score = _score(term, words[start], 0)
+                        hits.append(Hit(start, end, term, 0, score, skipped))
                     continue
                 spelt = _spelt(term, words, spellings, start, distance)
                 if spelt is not None:
@@ -222,7 +233,7 @@ def _counted(lexicon: Lexicon, words: Sequence[Token], hit: Hit) -> Hit:
         and any(ch.isdigit() for ch in words[hit.start - 1].key)
         and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
     ):
-        return Hit(hit.start, hit.end, hit.term, hit.distance, hit.score * COUNTED_WEIGHT)
+        return replace(hit, score=hit.score * COUNTED_WEIGHT)
     return hit
 
 
@@ -236,6 +247,12 @@ def _same_word(token: Token, key: str) -> bool:
     return token.key == key or all(
         token.key.endswith(suffix) == key.endswith(suffix) for suffix in _AGENT_SUFFIXES
     )
+
+
+def _written_as(token: Token, text: str) -> bool:
+    """A term that is a number once folded ("500s", "502s") names errors only as written: a
+    bare "500" is a count."""
+    return token.written.lower() == text.lower() or len(text.split()) > 1
 
 
 def _spelt(
@@ -260,19 +277,24 @@ def _spelt(
     return total, position + 1, gaps
 
 
-def _phrase_end(term: Term, words: Sequence[Token], start: int) -> int | None:
-    """The token after a phrase's last word, its words in order with small gaps; else None."""
+def _phrase_end(
+    term: Term, words: Sequence[Token], start: int
+) -> tuple[int, frozenset[int]] | None:
+    """The token after a phrase's last word, its words in order with small gaps, and the
+    tokens skipped between them; else None."""
     position = start
+    skipped: set[int] = set()
     for offset, wanted in enumerate(term.stems[1:], start=1):
         for step in range(1, MAX_GAP + 2):
             at = position + step
             if at < len(words) and words[at].stem == wanted:
                 if _same_word(words[at], term.keys[offset]):
+                    skipped.update(range(position + 1, at))
                     position = at
                     break
         else:
             return None
-    return position + 1
+    return position + 1, frozenset(skipped)
 
 
 def _combined(hits: Sequence[Hit]) -> float:
@@ -314,7 +336,7 @@ def _vendors(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     vendor of a part, not who ran the system: it needs other evidence."""
     starts = {h.start for h in hits if lexicon.values[h.term.value_id].facet == CONTAINED_FACET}
     return [
-        Hit(h.start, h.end, h.term, h.distance, h.score * VENDOR_WEIGHT)
+        replace(h, score=h.score * VENDOR_WEIGHT)
         if h.end in starts and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
         else h
         for h in hits
@@ -329,7 +351,7 @@ def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
     kept_facet = lexicon.values[kept.term.value_id].facet
     if kept_facet == facet:
         return True
-    inside = kept.start <= hit.start and hit.end <= kept.end
+    inside = set(hit.words_at()) <= set(kept.words_at())
     return inside and not (facet == CONTAINED_FACET and kept_facet in CONTAINING_FACETS)
 
 
@@ -400,7 +422,7 @@ def _found(
 ) -> Found:
     if hits:
         best = max(hits, key=lambda h: (h.score, h.end - h.start))
-        written = [words[i].written for h in hits for i in range(h.start, h.end)]
+        written = [words[i].written for h in hits for i in sorted(h.words_at())]
         return Found(
             value_id,
             round(score, 3),

@@ -59,6 +59,8 @@ def _everyday(word: Token) -> bool:
     """Whether a word, or the stem it matches by ("slow" for "slowness"), is common in general
     English (wordfreq's Zipf scale: 3 is once per million words), so that alone it describes
     nothing in particular ("stalled", "fabric")."""
+    if any(ch.isdigit() for ch in word.key):
+        return False  # a code or a number ("502s", "xid79"), never an everyday word
     return max(zipf_frequency(word.key, "en"), zipf_frequency(word.stem, "en")) >= EVERYDAY_ZIPF
 
 
@@ -69,11 +71,10 @@ def _rare(word_stem: str) -> bool:
 
 
 def _paraphrases(form: tuple[Stems, Stems]) -> list[Stems]:
-    """A phrase's paraphrases, when it says what happened to something ("api server went
-    down"), not when it is only the predicate ("went down", a value's phrase of its own)."""
-    term_stems, keys = form
-    content = [k for k in keys if k not in FUNCTION_WORDS]
-    return [p for p in paraphrases(term_stems) if len(content) >= 2 and len(p) >= 2]
+    """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
+    something: some word other than the predicate and function words is left."""
+    function_stems = {stem(w) for w in FUNCTION_WORDS}
+    return paraphrases(form[0], lambda rest: any(s not in function_stems for s in rest))
 
 
 def _forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:

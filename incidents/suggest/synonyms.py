@@ -11,6 +11,7 @@ the phrase as written (engine.VARIANT_FACTOR). A member may sit in more than one
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from incidents.suggest.words import stems
 
@@ -34,6 +35,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
+    # slow
+    ("slow", "slowly", "sluggish", "crawling", "crawl"),
     # fell (a rate or a figure)
     ("dropped", "declined", "decreased", "tanked", "plummeted"),
     # rose (a rate or a figure)
@@ -58,14 +61,18 @@ def groups_by_stems() -> tuple[tuple[tuple[str, ...], ...], ...]:
     return tuple(tuple(tuple(stems(member)) for member in group) for group in GROUPS)
 
 
-def paraphrases(term_stems: tuple[str, ...]) -> list[tuple[str, ...]]:
+def paraphrases(
+    term_stems: tuple[str, ...], others: Callable[[tuple[str, ...]], bool]
+) -> list[tuple[str, ...]]:
     """The stem sequences a phrase is also read as: one member of a group it holds replaced
-    by each other member (the first member found, so that variants stay few)."""
+    by each other member (the first member found, so that variants stay few), when what is
+    left of the phrase (`others`) still says what it happened to ("api server" in "api server
+    went down"; "running slow" alone is a predicate, and its variants would be any slowness)."""
     found: list[tuple[str, ...]] = []
     for group in groups_by_stems():
         for member in group:
             at = _find(term_stems, member)
-            if at is None:
+            if at is None or not others(term_stems[:at] + term_stems[at + len(member) :]):
                 continue
             for other in group:
                 if other != member:
