@@ -32,7 +32,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.facets import ORGANISATION
-from incidents.suggest.lexicon import Lexicon, Term
+from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon, Term
 from incidents.suggest.words import Token, stem, tokens
 
 # Tuned on the tune half of the evaluation set (`manage.py eval_suggestions --split tune
@@ -200,7 +200,7 @@ def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                     continue
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
-                if term.keys[0].isdigit() and not _written_as(words[start], term.text):
+                if term.keys[0].isdigit() and not _written_as(words, start, term.text):
                     continue
                 if term.kind == "phrase":
                     found = _phrase_end(term, words, start) if distance == 0 else None
@@ -249,10 +249,14 @@ def _same_word(token: Token, key: str) -> bool:
     )
 
 
-def _written_as(token: Token, text: str) -> bool:
-    """A term that is a number once folded ("500s", "502s") names errors only as written: a
-    bare "500" is a count."""
-    return token.written.lower() == text.lower() or len(text.split()) > 1
+def _written_as(words: Sequence[Token], start: int, text: str) -> bool:
+    """A term that is a number once folded ("500s", "502s") names errors as written, or as a
+    bare number that no other word follows ("failed with 500 and 502"): "500 batches" is a
+    count."""
+    if words[start].written.lower() == text.lower() or len(text.split()) > 1:
+        return True
+    after = words[start + 1] if start + 1 < len(words) else None
+    return after is None or after.key in FUNCTION_WORDS or after.key.isdigit()
 
 
 def _spelt(
@@ -321,9 +325,10 @@ def _score(term: Term, first: Token, distance: int) -> float:
 
 
 def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
-    """Longest, strongest matches first; a match inside a longer one gives way (see above)."""
+    """Matches of the most words, then the strongest, first; a match inside a longer one
+    gives way (see above)."""
     chosen: list[Hit] = []
-    for hit in sorted(hits, key=lambda h: (h.start - h.end, -h.score, h.start)):
+    for hit in sorted(hits, key=lambda h: (-len(h.words_at()), -h.score, h.start)):
         facet = lexicon.values[hit.term.value_id].facet
         if any(_blocks(lexicon, kept, hit, facet) for kept in chosen):
             continue
@@ -350,7 +355,8 @@ def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
         return (kept.start, kept.end) != (hit.start, hit.end) or kept.term == hit.term
     kept_facet = lexicon.values[kept.term.value_id].facet
     if kept_facet == facet:
-        return True
+        # The same words name one value of a facet; words skipped inside a phrase are free.
+        return bool(set(hit.words_at()) & set(kept.words_at()))
     inside = set(hit.words_at()) <= set(kept.words_at())
     return inside and not (facet == CONTAINED_FACET and kept_facet in CONTAINING_FACETS)
 

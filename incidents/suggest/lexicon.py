@@ -224,8 +224,10 @@ class Lexicon:
                     continue
                 everyday = kind == "phrase" and len(words) == 1 and _everyday(words[0])
                 base = (tuple(t.stem for t in words), tuple(t.key for t in words))
+                is_ambiguous = spelling_key(text) in ambiguous
                 forms = [(f, False) for f in _forms(base, kind)]
-                if kind == "phrase" and PARAPHRASES:
+                if not is_ambiguous and PARAPHRASES:
+                    # A name or alias paraphrased ("flaky GPU" for "faulty GPU") is a phrase.
                     forms += [((p, p), True) for f, _k in forms for p in _paraphrases(f)]
                 for (term_stems, keys), paraphrase in forms:
                     if term_stems in seen:
@@ -236,13 +238,13 @@ class Lexicon:
                         keys,
                         value.id,
                         text,
-                        kind,
-                        ambiguous=spelling_key(text) in ambiguous,
+                        "phrase" if paraphrase else kind,
+                        ambiguous=is_ambiguous,
                         everyday=everyday,
                         paraphrase=paraphrase,
                     )
                     self.by_first[term_stems[0]].append(term)
-                    if kind != "phrase" and keys == base[1]:
+                    if kind != "phrase" and not paraphrase and keys == base[1]:
                         self.by_joined["".join(term.keys)].append(term)
 
     def _learn(self, documents: Sequence[Document]) -> None:

@@ -47,6 +47,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("hung", "got stuck", "was stuck", "froze", "stalled", "wedged", "locked up", "deadlocked"),
     # stopped and started again
     ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
+    # a part that misbehaves
+    ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
