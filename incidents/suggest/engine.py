@@ -113,7 +113,7 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = _vendors(lexicon, _select(lexicon, _find_hits(lexicon, words)))
+    hits = _vendors(lexicon, _counted(lexicon, words, _select(lexicon, _find_hits(lexicon, words))))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -223,18 +223,22 @@ def _find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
             for term in lexicon.by_joined.get(joined, []):
                 if len(term.keys) != width:
                     hits.append(Hit(start, start + width, term, 0, _score(term, words[start], 0)))
-    return [_counted(lexicon, words, hit) for hit in hits]
+    return hits
 
 
-def _counted(lexicon: Lexicon, words: Sequence[Token], hit: Hit) -> Hit:
-    """A component right after a number ("512 GPUs", "10k-GPU") is counted, not blamed."""
-    if (
-        hit.start > 0
+def _counted(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """A component right after a number ("512 GPUs", "10k-GPU") is counted, not blamed; a
+    number that is part of another match ("Xid 79 gpu") is a code, not a count."""
+    taken = {i for h in hits for i in h.words_at()}
+    return [
+        replace(hit, score=hit.score * COUNTED_WEIGHT)
+        if hit.start > 0
         and any(ch.isdigit() for ch in words[hit.start - 1].key)
+        and hit.start - 1 not in taken
         and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
-    ):
-        return replace(hit, score=hit.score * COUNTED_WEIGHT)
-    return hit
+        else hit
+        for hit in hits
+    ]
 
 
 # "scheduler", "generator": a word for the thing that acts, not a form of the verb.

@@ -38,7 +38,17 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     # slow
     ("slow", "slowly", "sluggish", "crawling", "crawl"),
     # fell (a rate or a figure)
-    ("dropped", "declined", "decreased", "tanked", "plummeted"),
+    (
+        "dropped",
+        "declined",
+        "decreased",
+        "tanked",
+        "plummeted",
+        "sagged",
+        "dipped",
+        "drifted down",
+        "slipped",
+    ),
     # rose (a rate or a figure)
     ("went up", "jumped", "spiked", "climbed", "shot up", "increased", "surged", "ballooned"),
     # timed out
