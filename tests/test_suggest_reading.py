@@ -41,6 +41,11 @@ def test_a_technical_one_word_phrase_is_enough_alone(small_library: None) -> Non
     assert "symptom:segv" in _found("worker 3 hit a segfault")
 
 
+def test_everyday_words_do_not_confirm_one_another(seeded_library: None) -> None:
+    """ "node" and "servers" are both flagged ambiguous for Host server: together still nothing."""
+    assert "component:host" not in _found("the node and the servers rebooted")
+
+
 def test_a_counted_component_is_the_scale_not_the_part_that_failed(seeded_library: None) -> None:
     assert "component:gpu" not in _found("the job ran on 512 GPUs for a week")
     assert "component:gpu" in _found("the GPU in slot 3 keeps overheating")

@@ -306,10 +306,13 @@ def _phrase_end(
 
 
 def _combined(hits: Sequence[Hit]) -> float:
-    """A value's explicit score: its distinct terms found count as independent chances."""
+    """A value's explicit score: its distinct terms found count as independent chances, but
+    everyday words flagged `ambiguous` ("node", "servers") do not confirm one another."""
     best: dict[Term, float] = {}
     for hit in hits:
         best[hit.term] = max(best.get(hit.term, 0.0), hit.score)
+    if all(term.ambiguous for term in best):
+        return max(best.values())
     miss = 1.0
     for score in best.values():
         miss *= 1 - score
