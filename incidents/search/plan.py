@@ -9,7 +9,13 @@ values the text names, and then:
 - `coverage(case_ids)` says how many of the query's words each case holds (one query), for
   "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
-  is in no case).
+  is in no case);
+- `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
+  (one query, plus one per phrase), for counts without running the match again;
+- `top_ids(k, within)` the first `k` of `apply()`'s order among them, ranking only the cases
+  that can be there (MaxScore: a case holding none of the words that carry the most weight
+  cannot beat the k-th best found so far): one or two queries over a few hundred cases instead
+  of ranking every match.
 """
 
 from __future__ import annotations
@@ -28,14 +34,15 @@ from django.db.models import (
     QuerySet,
     Value,
 )
+from pyroaring import BitMap
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
-from incidents.search import backend
+from incidents.search import backend, postings
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query
-from incidents.suggest import suggest_filters
+from incidents.suggest import Suggestion, suggest_filters
 
 # Words of a query matched and ranked, at most: the rarest are kept (a pasted paragraph).
 MAX_MATCH_CLAUSES = 12
@@ -43,6 +50,13 @@ MAX_MATCH_CLAUSES = 12
 COMMON_WORD_QUERY = 4
 # Words of a query whose coverage is shown per case, at most.
 MAX_COVERAGE_CLAUSES = 24
+# top_ids: a match of at most this many cases is ranked whole; else the cases of the heaviest
+# words are ranked first, about this many, to learn the score to beat.
+RANK_WHOLE = 400
+# top_ids gives up (None: rank the queryset) rather than list more case ids than this.
+MAX_RANKED_IDS = 20_000
+# reaching(): the bounds are rounded up to this fraction of the score to beat.
+BOUND_STEPS = 256
 
 _NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
 
@@ -59,6 +73,34 @@ class Correction:
 
     text: str
     words: tuple[tuple[str, str], ...]  # (as typed, corrected)
+
+
+def reaching(weighted: Sequence[tuple[float, BitMap]], beat: float) -> BitMap:
+    """The cases whose sum of the weights of the sets holding them reaches `beat` (or a little
+    less: weights are rounded up to 1/BOUND_STEPS of it), with bitmap arithmetic: the sums are
+    kept as bit slices, a bitmap per binary digit, so no case is visited one by one."""
+    unit = beat / BOUND_STEPS if beat > 0 else 1.0
+    slices: list[BitMap] = []
+    for weight, cases in weighted:
+        step, carry, digit = math.ceil(weight / unit), BitMap(), 0
+        while step or carry:  # add `step` to the sum of each case of `cases` (ripple carry)
+            if digit == len(slices):
+                slices.append(BitMap())
+            added = cases if step & 1 else BitMap()
+            held = slices[digit]
+            slices[digit] = held ^ added ^ carry
+            carry = (held & added) | (carry & (held ^ added))
+            step, digit = step >> 1, digit + 1
+    threshold = math.floor(beat / unit)
+    above, equal = BitMap(), BitMap.union(BitMap(), *(cases for _w, cases in weighted))
+    for digit in reversed(range(max(len(slices), threshold.bit_length()))):
+        held = slices[digit] if digit < len(slices) else BitMap()
+        if threshold >> digit & 1:
+            equal &= held
+        else:
+            above |= equal & held
+            equal -= held
+    return above | equal
 
 
 class TextSearch:
@@ -83,6 +125,8 @@ class TextSearch:
         self.documents = holding.pop(DOCUMENT_COUNT_TERM, 0)
         self._holding = holding
         self.kept = self._keep(self.parsed.clauses)
+        self._cases: dict[tuple[str, ...], BitMap] = {}
+        self._matched: BitMap | None = None
 
     # --- planning ---------------------------------------------------------------------------
 
@@ -108,7 +152,9 @@ class TextSearch:
     def _facet_boosts(self, values: Iterable[FacetValue] | None) -> dict[int, float]:
         """Facet value id -> the engine's score (1 when it gives none) of each value named."""
         boosts: dict[int, float] = {}
-        for suggestion in suggest_filters(self.text, values=values):
+        # What the engine found, kept for the page's suggested filters (run once per request).
+        self.suggestions: list[Suggestion] = suggest_filters(self.text, values=values)
+        for suggestion in self.suggestions:
             score = float(getattr(suggestion, "score", 1.0) or 1.0)
             boosts[suggestion.value.id] = max(boosts.get(suggestion.value.id, 0.0), min(score, 1.0))
         return boosts
@@ -140,6 +186,92 @@ class TextSearch:
             .annotate(search_score=score)
             .order_by(F("search_score").desc(), *_NEWEST_FIRST)
         )
+
+    # --- the matches as ids, and the first k of them ---------------------------------------
+
+    def _cases_of(self, term: Term) -> BitMap:
+        """The ids of the cases holding a term: its postings; a phrase's from the index."""
+        if term.stems not in self._cases:
+            if term.is_phrase:
+                rows = SearchIndex.objects.filter(
+                    **{"document__matches": backend.match_expression([term])}
+                ).values_list("case_id", flat=True)
+                self._cases[term.stems] = BitMap(rows)
+            else:
+                self._load_postings([term])
+        return self._cases[term.stems]
+
+    def _ranked_cases(self, term: Term) -> BitMap:
+        """The cases whose rank a term may raise: a phrase's are those holding any of its words
+        (PostgreSQL ranks how near its words are in any case holding two of them)."""
+        if not term.is_phrase:
+            return self._cases_of(term)
+        words = [Term((s,), s) for s in term.stems]
+        self._load_postings(words)
+        return BitMap.union(BitMap(), *(self._cases_of(w) for w in words))
+
+    def _load_postings(self, terms: Iterable[Term]) -> None:
+        wanted = {t.stems[0] for t in terms if not t.is_phrase and t.stems not in self._cases}
+        if wanted:
+            rows = SearchTerm.objects.filter(term__in=wanted).values_list("term", "postings")
+            found = {term: postings.decode(data) for term, data in rows}
+            for stem in wanted:
+                self._cases[(stem,)] = found.get(stem, BitMap())
+
+    def matched(self, within: BitMap | None = None) -> BitMap:
+        """The ids of the cases `apply()` keeps (of `within` when given), from the postings."""
+        if self._matched is None:
+            included = (*self.terms, *self.tags)
+            self._load_postings((*included, *self.parsed.excluded))
+            found = BitMap()
+            if self.parsed:
+                found = BitMap.union(found, *(self._cases_of(t) for t in included))
+            for term in self.parsed.excluded:
+                found -= self._cases_of(term)
+            self._matched = found
+        return self._matched & within if within is not None else BitMap(self._matched)
+
+    def _bounds(self, terms: Sequence[Term]) -> list[tuple[float, Term]]:
+        """Each term's most it adds to a case's rank, heaviest first."""
+        weighted = []
+        for term in terms:
+            weight = self.idf(term)
+            if term.is_phrase and not backend.is_postgres():
+                weight = bm25_idf(self.documents, 0)  # FTS5 counts a phrase's own cases
+            weighted.append((term, weight))
+        return sorted(((b, t) for t, b in backend.term_bounds(weighted)), key=lambda bt: -bt[0])
+
+    def _rank(self, case_ids: BitMap, k: int) -> list[tuple[int, float]]:
+        """The first k of the given cases in `apply()`'s order, with their scores."""
+        ranked = self.apply(Case.objects.filter(id__in=list(case_ids)))
+        return list(ranked.values_list("id", "search_score")[:k])
+
+    def top_ids(self, k: int, within: BitMap | None = None) -> list[int] | None:
+        """The ids of the first `k` cases of `apply()` (among `within`, ids), exactly, ranking
+        only the cases that can be among them; None when that would still be too many."""
+        found = self.matched(within)
+        if len(found) <= RANK_WHOLE:
+            return [case_id for case_id, _score in self._rank(found, k)]
+        bounds = [(b, t, self._ranked_cases(t) & found) for b, t in self._bounds(self.terms_and_tags)]
+        first, used = BitMap(), 0
+        while used < len(bounds) and len(first) < RANK_WHOLE:
+            first |= bounds[used][2]
+            used += 1
+        ranked = self._rank(first, k)
+        if len(ranked) < k:
+            return [case_id for case_id, _score in ranked]
+        # The cases whose bound (the sum of the bounds of the terms they hold) reaches the k-th
+        # score found so far; any other case ranks below it.
+        candidates = reaching([(b, cases) for b, _t, cases in bounds], ranked[-1][1]) - first
+        if candidates:
+            if len(candidates) > MAX_RANKED_IDS:
+                return None
+            ranked = self._rank(candidates | first, k)
+        return [case_id for case_id, _score in ranked]
+
+    @property
+    def terms_and_tags(self) -> tuple[Term, ...]:
+        return (*self.terms, *self.tags)
 
     # --- what the page says about it -------------------------------------------------------
 

@@ -18,7 +18,8 @@ workers or replicas each process holds its own index and each notices a write on
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
@@ -36,6 +37,13 @@ from incidents.selectors.vocabulary import Vocabulary
 
 # The query parameters the index answers itself; any other active filter is read as ids.
 FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
+# The text search, whose matches come from its own postings (TextSearch.matched), not a query.
+TEXT_PARAM = "q"
+# Parameters that order the cases but select none.
+ORDER_PARAMS: frozenset[str] = frozenset({"ordering"})
+# Pages of a text search up to this many cases in are ranked on the candidates alone
+# (TextSearch.top_ids); later ones sort the whole match.
+MAX_RANKED_PAGE_END = 200
 
 _EMPTY = FrozenBitMap()
 
@@ -108,6 +116,19 @@ def _cases_by_value(using: str) -> Iterable[tuple[int, list[int]]]:
 
 _lock = threading.Lock()
 _indexes: dict[str, FacetIndex] = {}
+_kept_in_transaction: set[str] = set()
+
+
+@contextmanager
+def kept_in_transaction(using: str = "default") -> Iterator[None]:
+    """Within the block, keep an index built inside a transaction for the next requests (a
+    benchmark timing requests on writes it rolls back); it is forgotten when the block ends."""
+    _kept_in_transaction.add(using)
+    try:
+        yield
+    finally:
+        _kept_in_transaction.discard(using)
+        forget(using)
 
 
 def current_index(using: str = "default") -> FacetIndex:
@@ -122,7 +143,7 @@ def current_index(using: str = "default") -> FacetIndex:
             index = load_index(using, version)
             # Inside a transaction the rows may be this connection's own uncommitted writes:
             # use them for this request, but keep nothing another request could reuse.
-            if not connections[using].in_atomic_block:
+            if not connections[using].in_atomic_block or using in _kept_in_transaction:
                 _indexes[using] = index
         return index
 
@@ -203,15 +224,40 @@ class Selection:
         return result
 
     def _ids_of(self, names: tuple[str, ...]) -> BitMap:
-        """The ids of the cases the named non-facet filters (the text search) select, in one
-        query per combination (a request needs one)."""
+        """The cases the named non-facet filters select: the text search's from its postings,
+        the others' ids in one query per combination (a request needs one)."""
         if names not in self._other_ids:
-            kept = self.filterset.without(*(n for n in self._others if n not in names))
-            only = kept.without(*FACET_PARAMS)
-            ids = only.qs.order_by().values_list("id", flat=True)
-            rank_of = self.index.rank_of
-            self._other_ids[names] = BitMap(rank_of[i] for i in ids if i in rank_of)
+            search = self.filterset.text_search if TEXT_PARAM in names else None
+            narrowing = [n for n in names if n not in ORDER_PARAMS]
+            if search is not None:
+                narrowing.remove(TEXT_PARAM)
+            found: BitMap | None = None
+            if search is not None:
+                found = self._ranks(search.matched())
+            if narrowing:
+                kept = self.filterset.without(*(n for n in self._others if n not in narrowing))
+                only = kept.without(*FACET_PARAMS)
+                rows = self._ranks(only.qs.order_by().values_list("id", flat=True))
+                found = rows if found is None else found & rows
+            self._other_ids[names] = BitMap(self.index.cases) if found is None else found
         return self._other_ids[names]
+
+    def _ranks(self, case_ids: Iterable[int]) -> BitMap:
+        rank_of = self.index.rank_of
+        return BitMap(rank_of[i] for i in case_ids if i in rank_of)
+
+    def ranked_page_ids(self, start: int, stop: int) -> list[int] | None:
+        """The ids of the selected cases from `start` to `stop` in the text search's order, when
+        only facets and the text search select and the page is near the top (else None)."""
+        search = self.filterset.text_search
+        if search is None or self._others != [TEXT_PARAM] or stop > MAX_RANKED_PAGE_END:
+            return None
+        within = None
+        if self._values:  # facet filters: the cases they keep, as ids
+            order = self.index.order
+            within = BitMap(order[r] for r in self.cases(without=(TEXT_PARAM,)))
+        top = search.top_ids(stop, within)
+        return None if top is None else top[start:stop]
 
     def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
         """Per value of the facet, the cases one more click on it would give: counted on every
@@ -239,7 +285,9 @@ def selection(filterset: CaseFilterSet) -> Selection:
 class IndexedPaginator(Paginator[Case]):
     """A Paginator whose count comes from the index (no COUNT(*)) and, in the default order, whose
     pages too: the page's ids are a slice of the selected ranks, and only those cases are read
-    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match."""
+    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match. Near
+    the top of a text search, the page's ids are the search's first ones (TextSearch.top_ids),
+    ranked over the cases that can be there rather than over every match."""
 
     def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
         super().__init__(object_list, per_page)
@@ -250,14 +298,17 @@ class IndexedPaginator(Paginator[Case]):
         return len(self._found.selected())
 
     def page(self, number: int | str) -> Page[Case]:
-        if not self._found.in_default_order:
-            return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
-        ids = self._found.page_ids(bottom, top)
+        if self._found.in_default_order:
+            ids: list[int] | None = self._found.page_ids(bottom, top)
+        else:
+            ids = self._found.ranked_page_ids(bottom, top)
+        if ids is None:
+            return super().page(number)
         object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.

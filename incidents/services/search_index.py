@@ -4,13 +4,14 @@ Every write path calls it after writing cases: the loader (and so a submission) 
 A case's searchable text is its title; its summary; the names and aliases of its facet values
 (implied ancestors included, so "hardware" finds a case tagged "GPU hardware"); and the rest a
 reader sees: detection, remediation, action item and lesson wording, key figure labels and cost
-scopes; and the tokens of its facet values, for facet-aware ranking. The index holds stems (`incidents.search.terms`), and `SearchTerm` counts the cases
-holding each stem. A refresh of some cases costs a constant number of queries per 1,000 cases.
+scopes; and the tokens of its facet values, for facet-aware ranking. The index holds stems
+(`incidents.search.terms`), and `SearchTerm` counts and lists (postings) the cases holding each
+stem. A refresh of some cases costs a constant number of queries per 1,000 cases.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from incidents.models import (
     SearchTerm,
 )
 from incidents.models.search import DOCUMENT_COUNT_TERM, SEARCH_INDEX_TABLE
+from incidents.search import postings
 from incidents.search.backend import facet_token
 from incidents.search.terms import STOP_WORDS, split_words, stem
 
@@ -122,11 +124,14 @@ def refresh_search_index(case_ids: Iterable[int] | None = None) -> int:
         old = _indexed_terms(ids)
         surface: dict[str, str] = {}
         new = _write(ids, value_words(), surface)
-        delta: Counter[str] = Counter()
+        added: dict[str, list[int]] = defaultdict(list)
+        removed: dict[str, list[int]] = defaultdict(list)
         for case_id in ids:
-            delta.update(new.get(case_id, set()) - old.get(case_id, set()))
-            delta.subtract(old.get(case_id, set()) - new.get(case_id, set()))
-        _adjust_terms(delta, surface)
+            for term in new.get(case_id, set()) - old.get(case_id, set()):
+                added[term].append(case_id)
+            for term in old.get(case_id, set()) - new.get(case_id, set()):
+                removed[term].append(case_id)
+        _adjust_terms(added, removed, surface)
         return len(new)
 
 
@@ -136,15 +141,19 @@ def _rebuild() -> int:
     SearchTerm.objects.all().delete()
     words = value_words()
     surface: dict[str, str] = {}
-    counts: Counter[str] = Counter()
+    holding: dict[str, list[int]] = defaultdict(list)
     written = 0
     for chunk in _chunks(list(Case.objects.order_by("id").values_list("id", flat=True))):
         new = _write(chunk, words, surface, replace=False)
-        for terms in new.values():
-            counts.update(terms)
+        for case_id, terms in new.items():
+            for term in terms:
+                holding[term].append(case_id)
         written += len(new)
     SearchTerm.objects.bulk_create(
-        [SearchTerm(term=t, word=surface.get(t, ""), cases=n) for t, n in counts.items()]
+        [
+            SearchTerm(term=t, word=surface.get(t, ""), cases=len(ids), postings=postings.encode(ids))
+            for t, ids in holding.items()
+        ]
         + [SearchTerm(term=DOCUMENT_COUNT_TERM, word="", cases=written)],
         batch_size=1_000,
     )
@@ -209,18 +218,51 @@ def _indexed_terms(ids: list[int]) -> dict[int, set[str]]:
     return found
 
 
-def _adjust_terms(delta: Counter[str], surface: dict[str, str]) -> None:
-    changed = {t: n for t, n in delta.items() if n}
-    existing = {t.term: t for t in SearchTerm.objects.filter(term__in=list(changed))}
+def _adjust_terms(
+    added: dict[str, list[int]], removed: dict[str, list[int]], surface: dict[str, str]
+) -> None:
+    """Add and remove cases in the postings (and counts) of the terms a refresh changed."""
+    changed = sorted(set(added) | set(removed))
+    rows = SearchTerm.objects.filter(term__in=changed)
+    if connection.vendor == "postgresql":
+        rows = rows.select_for_update()  # two writers must not lose each other's cases
+    existing = {t.term: t for t in rows}
     to_create = []
-    for term, change in changed.items():
-        if term in existing:
-            existing[term].cases = max(0, existing[term].cases + change)
-        elif change > 0:
-            to_create.append(SearchTerm(term=term, word=surface.get(term, ""), cases=change))
-    SearchTerm.objects.bulk_update(existing.values(), ["cases"], batch_size=1_000)
+    for term in changed:
+        row = existing.get(term)
+        holding = postings.decode(row.postings) if row is not None else postings.decode(b"")
+        holding.update(added.get(term, ()))
+        holding.difference_update(removed.get(term, ()))
+        if row is not None:
+            row.cases, row.postings = len(holding), postings.encode(holding)
+        elif holding:
+            to_create.append(
+                SearchTerm(
+                    term=term,
+                    word=surface.get(term, ""),
+                    cases=len(holding),
+                    postings=postings.encode(holding),
+                )
+            )
+    SearchTerm.objects.bulk_update(existing.values(), ["cases", "postings"], batch_size=1_000)
     SearchTerm.objects.bulk_create(to_create, batch_size=1_000)
     SearchTerm.objects.update_or_create(
         term=DOCUMENT_COUNT_TERM,
         defaults={"word": "", "cases": Case.objects.count()},
     )
+
+
+def refresh_postings() -> int:
+    """Rewrite every term's postings and count from the index rows (a database whose terms were
+    counted before postings existed: migration 0010); returns the terms written."""
+    holding: dict[str, list[int]] = defaultdict(list)
+    ids = list(Case.objects.order_by("id").values_list("id", flat=True))
+    for case_id, terms in _indexed_terms(ids).items():
+        for term in terms:
+            holding[term].append(case_id)
+    rows = list(SearchTerm.objects.exclude(term=DOCUMENT_COUNT_TERM))
+    for row in rows:
+        found = holding.get(row.term, [])
+        row.cases, row.postings = len(found), postings.encode(found)
+    SearchTerm.objects.bulk_update(rows, ["cases", "postings"], batch_size=1_000)
+    return len(rows)
