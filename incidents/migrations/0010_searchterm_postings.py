@@ -1,15 +1,16 @@
-"""The cases holding each search term (`SearchTerm.postings`, a roaring bitmap of case ids), filled
-from the index rows already written: a search reads its matches from there."""
+"""The cases holding each search term (`SearchTerm.postings`, a roaring bitmap of case ids; also
+those holding it in the title, and in the summary or facet names), filled by rebuilding the
+index: a search reads its matches from there."""
 
 from django.db import migrations, models
 
 
 def fill_postings(apps, schema_editor):  # type: ignore[no-untyped-def]
-    # The service reads the index table with SQL; the models it uses have not changed since.
-    from incidents.services.search_index import refresh_postings
+    # The service's models are as this migration leaves them (no later change to SearchTerm).
+    from incidents.services.search_index import refresh_search_index
 
     if apps.get_model("incidents", "SearchTerm").objects.exists():
-        refresh_postings()
+        refresh_search_index()
 
 
 class Migration(migrations.Migration):
@@ -22,6 +23,16 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="searchterm",
             name="postings",
+            field=models.BinaryField(default=b"", editable=False),
+        ),
+        migrations.AddField(
+            model_name="searchterm",
+            name="summary_postings",
+            field=models.BinaryField(default=b"", editable=False),
+        ),
+        migrations.AddField(
+            model_name="searchterm",
+            name="title_postings",
             field=models.BinaryField(default=b"", editable=False),
         ),
         migrations.RunPython(fill_postings, migrations.RunPython.noop),

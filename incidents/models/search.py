@@ -73,8 +73,12 @@ class SearchTerm(models.Model):
     term = models.CharField(max_length=100, unique=True)
     word = models.CharField(max_length=100)
     cases = models.PositiveIntegerField(default=0)
-    # The ids of the cases holding it: a serialized roaring bitmap (incidents.search.postings).
+    # The ids of the cases holding it: a serialized roaring bitmap (incidents.search.postings);
+    # of those, the cases holding it in their title, and in their summary or facet value names
+    # (how much it can weigh in a case's rank, for ranking only the cases that can come first).
     postings = models.BinaryField(default=b"", editable=False)
+    title_postings = models.BinaryField(default=b"", editable=False)
+    summary_postings = models.BinaryField(default=b"", editable=False)
 
     class Meta:
         ordering = ["term"]

@@ -12,7 +12,7 @@ values the text names, and then:
   is in no case);
 - `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
   (one query, plus one per phrase), for counts without running the match again;
-- `top_ids(k, within)` the first `k` of `apply()`'s order among them, ranking only the cases
+- `top(k, within)` the first `k` of `apply()`'s order among them, ranking only the cases
   that can be there (MaxScore: a case holding none of the words that carry the most weight
   cannot beat the k-th best found so far): one or two queries over a few hundred cases instead
   of ranking every match.
@@ -55,8 +55,10 @@ MAX_COVERAGE_CLAUSES = 24
 RANK_WHOLE = 400
 # top_ids gives up (None: rank the queryset) rather than list more case ids than this.
 MAX_RANKED_IDS = 20_000
-# reaching(): the bounds are rounded up to this fraction of the score to beat.
-BOUND_STEPS = 256
+# top_ids: the cases of highest bound ranked first, at least (their k-th score is the one to
+# beat); BoundSums rounds bounds up to this fraction of their total.
+RANK_FIRST = 300
+BOUND_STEPS = 4096
 
 _NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
 
@@ -75,32 +77,61 @@ class Correction:
     words: tuple[tuple[str, str], ...]  # (as typed, corrected)
 
 
-def reaching(weighted: Sequence[tuple[float, BitMap]], beat: float) -> BitMap:
-    """The cases whose sum of the weights of the sets holding them reaches `beat` (or a little
-    less: weights are rounded up to 1/BOUND_STEPS of it), with bitmap arithmetic: the sums are
-    kept as bit slices, a bitmap per binary digit, so no case is visited one by one."""
-    unit = beat / BOUND_STEPS if beat > 0 else 1.0
-    slices: list[BitMap] = []
-    for weight, cases in weighted:
-        step, carry, digit = math.ceil(weight / unit), BitMap(), 0
-        while step or carry:  # add `step` to the sum of each case of `cases` (ripple carry)
-            if digit == len(slices):
-                slices.append(BitMap())
+class BoundSums:
+    """Per case, the sum of the weights of the given sets holding it, kept as bit slices (a
+    bitmap per binary digit of the sum, weights rounded up to 1/BOUND_STEPS of their total), so
+    that "the cases whose sum reaches x" costs a few bitmap operations and no case is visited
+    one by one."""
+
+    def __init__(self, weighted: Sequence[tuple[float, BitMap]]) -> None:
+        total = sum(w for w, _cases in weighted)
+        self.unit = total / BOUND_STEPS if total > 0 else 1.0
+        self.cases = BitMap.union(BitMap(), *(cases for _w, cases in weighted))
+        self.top_sum = 0
+        self.slices: list[BitMap] = []
+        for weight, cases in weighted:
+            step = math.ceil(weight / self.unit)
+            self.top_sum += step
+            self._add(step, cases)
+
+    def _add(self, step: int, cases: BitMap) -> None:
+        """Add `step` to the sum of each of `cases` (binary addition, ripple carry)."""
+        carry, digit = BitMap(), 0
+        while step or carry:
+            if digit == len(self.slices):
+                self.slices.append(BitMap())
             added = cases if step & 1 else BitMap()
-            held = slices[digit]
-            slices[digit] = held ^ added ^ carry
+            held = self.slices[digit]
+            self.slices[digit] = held ^ added ^ carry
             carry = (held & added) | (carry & (held ^ added))
             step, digit = step >> 1, digit + 1
-    threshold = math.floor(beat / unit)
-    above, equal = BitMap(), BitMap.union(BitMap(), *(cases for _w, cases in weighted))
-    for digit in reversed(range(max(len(slices), threshold.bit_length()))):
-        held = slices[digit] if digit < len(slices) else BitMap()
-        if threshold >> digit & 1:
-            equal &= held
-        else:
-            above |= equal & held
-            equal -= held
-    return above | equal
+
+    def _at_least(self, threshold: int) -> BitMap:
+        above, equal = BitMap(), BitMap(self.cases)
+        for digit in reversed(range(max(len(self.slices), threshold.bit_length()))):
+            held = self.slices[digit] if digit < len(self.slices) else BitMap()
+            if threshold >> digit & 1:
+                equal &= held
+            else:
+                above |= equal & held
+                equal -= held
+        return above | equal
+
+    def reaching(self, value: float) -> BitMap:
+        """The cases whose sum may reach `value` (every case whose sum does, and a few just
+        under it: the weights were rounded up)."""
+        return self._at_least(math.floor(value / self.unit))
+
+    def highest(self, count: int) -> BitMap:
+        """At least `count` cases (or all) with the highest sums, and few more."""
+        low, high = 0, self.top_sum  # _at_least(low) holds >= count cases
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(self._at_least(middle)) >= count:
+                low = middle
+            else:
+                high = middle - 1
+        return self._at_least(low)
 
 
 class TextSearch:
@@ -126,6 +157,8 @@ class TextSearch:
         self._holding = holding
         self.kept = self._keep(self.parsed.clauses)
         self._cases: dict[tuple[str, ...], BitMap] = {}
+        self._title: dict[tuple[str, ...], BitMap] = {}
+        self._summary: dict[tuple[str, ...], BitMap] = {}
         self._matched: BitMap | None = None
 
     # --- planning ---------------------------------------------------------------------------
@@ -213,10 +246,14 @@ class TextSearch:
     def _load_postings(self, terms: Iterable[Term]) -> None:
         wanted = {t.stems[0] for t in terms if not t.is_phrase and t.stems not in self._cases}
         if wanted:
-            rows = SearchTerm.objects.filter(term__in=wanted).values_list("term", "postings")
-            found = {term: postings.decode(data) for term, data in rows}
+            rows = SearchTerm.objects.filter(term__in=wanted).values_list(
+                "term", "postings", "title_postings", "summary_postings"
+            )
+            found = {row[0]: [postings.decode(data) for data in row[1:]] for row in rows}
             for stem in wanted:
-                self._cases[(stem,)] = found.get(stem, BitMap())
+                cases, title, summary = found.get(stem) or [BitMap(), BitMap(), BitMap()]
+                self._cases[(stem,)], self._title[(stem,)] = cases, title
+                self._summary[(stem,)] = summary
 
     def matched(self, within: BitMap | None = None) -> BitMap:
         """The ids of the cases `apply()` keeps (of `within` when given), from the postings."""
@@ -231,43 +268,73 @@ class TextSearch:
             self._matched = found
         return self._matched & within if within is not None else BitMap(self._matched)
 
-    def _bounds(self, terms: Sequence[Term]) -> list[tuple[float, Term]]:
-        """Each term's most it adds to a case's rank, heaviest first."""
+    def _bounds(self, terms: Sequence[Term]) -> list[tuple[float, BitMap]]:
+        """Sets of cases and weights such that a case's rank is at most the sum of the weights
+        of the sets holding it (backend.term_bounds; on PostgreSQL a word weighs a quarter of its
+        bound in a case holding it only in the rest of the text, half in the summary or facets,
+        all in the title: the first column holding a word bounds its rank)."""
         weighted = []
         for term in terms:
             weight = self.idf(term)
             if term.is_phrase and not backend.is_postgres():
                 weight = bm25_idf(self.documents, 0)  # FTS5 counts a phrase's own cases
             weighted.append((term, weight))
-        return sorted(((b, t) for t, b in backend.term_bounds(weighted)), key=lambda bt: -bt[0])
+        found: list[tuple[float, BitMap]] = []
+        for term, bound in backend.term_bounds(weighted):
+            cases = self._ranked_cases(term)
+            if backend.is_postgres() and not term.is_phrase and not backend.is_tag(term):
+                title, summary = self._title[term.stems], self._summary[term.stems]
+                found += [(bound / 4, cases), (bound / 4, summary | title), (bound / 2, title)]
+            else:
+                found.append((bound, cases))
+        return found
 
-    def _rank(self, case_ids: BitMap, k: int) -> list[tuple[int, float]]:
-        """The first k of the given cases in `apply()`'s order, with their scores."""
-        ranked = self.apply(Case.objects.filter(id__in=list(case_ids)))
-        return list(ranked.values_list("id", "search_score")[:k])
+    def _rank(self, case_ids: BitMap | None, k: int) -> list[Case]:
+        """The first k of the given cases (None: of all) in `apply()`'s order, with their
+        `search_score`."""
+        cases = Case.objects.all()
+        ranked = self.apply(cases if case_ids is None else cases.filter(id__in=list(case_ids)))
+        return list(ranked[:k])
 
-    def top_ids(self, k: int, within: BitMap | None = None) -> list[int] | None:
-        """The ids of the first `k` cases of `apply()` (among `within`, ids), exactly, ranking
-        only the cases that can be among them; None when that would still be too many."""
+    def top(self, k: int, within: BitMap | None = None) -> list[Case] | None:
+        """The first `k` cases of `apply()` (among `within`, ids), exactly, ranking only the
+        cases that can be among them; None when that would still be too many."""
+        if not self.narrows:
+            return None
         found = self.matched(within)
+        if not found:
+            return []
+        if not backend.is_postgres():
+            # FTS5 runs the whole match whatever the rowids asked for, and ranks it in C as
+            # fast as it matches: rank it once.
+            if within is not None and len(within) > MAX_RANKED_IDS:
+                return None
+            return self._rank(within, k)
         if len(found) <= RANK_WHOLE:
-            return [case_id for case_id, _score in self._rank(found, k)]
-        bounds = [(b, t, self._ranked_cases(t) & found) for b, t in self._bounds(self.terms_and_tags)]
-        first, used = BitMap(), 0
-        while used < len(bounds) and len(first) < RANK_WHOLE:
-            first |= bounds[used][2]
-            used += 1
+            return self._rank(found, k)
+        sums = BoundSums([(w, cases & found) for w, cases in self._bounds(self.terms_and_tags)])
+        first = sums.highest(RANK_FIRST)
         ranked = self._rank(first, k)
         if len(ranked) < k:
-            return [case_id for case_id, _score in ranked]
-        # The cases whose bound (the sum of the bounds of the terms they hold) reaches the k-th
-        # score found so far; any other case ranks below it.
-        candidates = reaching([(b, cases) for b, _t, cases in bounds], ranked[-1][1]) - first
+            return ranked
+        # Any case whose bound does not reach the k-th score found so far ranks below it.
+        beat = float(ranked[-1].search_score)  # type: ignore[attr-defined]
+        candidates = sums.reaching(beat) - first
         if candidates:
             if len(candidates) > MAX_RANKED_IDS:
                 return None
             ranked = self._rank(candidates | first, k)
-        return [case_id for case_id, _score in ranked]
+        return ranked
+
+    def top_ids(self, k: int, within: BitMap | None = None) -> list[int] | None:
+        """The ids of `top(k, within)`."""
+        found = self.top(k, within)
+        return None if found is None else [case.id for case in found]
+
+    @property
+    def narrows(self) -> bool:
+        """Whether `apply()` selects cases (a query of stop words only leaves them all)."""
+        return bool(self.parsed)
 
     @property
     def terms_and_tags(self) -> tuple[Term, ...]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 from django.db import connections
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from django.utils.functional import cached_property
 from pyroaring import BitMap, FrozenBitMap
 
@@ -229,7 +229,9 @@ class Selection:
         if names not in self._other_ids:
             search = self.filterset.text_search if TEXT_PARAM in names else None
             narrowing = [n for n in names if n not in ORDER_PARAMS]
-            if search is not None:
+            if TEXT_PARAM in narrowing and (search is None or not search.narrows):
+                search = None  # q without a word that selects (stop words): every case
+            if TEXT_PARAM in narrowing:
                 narrowing.remove(TEXT_PARAM)
             found: BitMap | None = None
             if search is not None:
@@ -246,9 +248,9 @@ class Selection:
         rank_of = self.index.rank_of
         return BitMap(rank_of[i] for i in case_ids if i in rank_of)
 
-    def ranked_page_ids(self, start: int, stop: int) -> list[int] | None:
-        """The ids of the selected cases from `start` to `stop` in the text search's order, when
-        only facets and the text search select and the page is near the top (else None)."""
+    def ranked_page(self, start: int, stop: int) -> list[Case] | None:
+        """The selected cases from `start` to `stop` in the text search's order, when only
+        facets and the text search select and the page is near the top (else None)."""
         search = self.filterset.text_search
         if search is None or self._others != [TEXT_PARAM] or stop > MAX_RANKED_PAGE_END:
             return None
@@ -256,7 +258,7 @@ class Selection:
         if self._values:  # facet filters: the cases they keep, as ids
             order = self.index.order
             within = BitMap(order[r] for r in self.cases(without=(TEXT_PARAM,)))
-        top = search.top_ids(stop, within)
+        top = search.top(stop, within)
         return None if top is None else top[start:stop]
 
     def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
@@ -303,17 +305,18 @@ class IndexedPaginator(Paginator[Case]):
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
-        if self._found.in_default_order:
-            ids: list[int] | None = self._found.page_ids(bottom, top)
-        else:
-            ids = self._found.ranked_page_ids(bottom, top)
-        if ids is None:
-            return super().page(number)
         object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
+        if not self._found.in_default_order:
+            ranked = self._found.ranked_page(bottom, top)
+            if ranked is None:
+                return super().page(number)
+            prefetch_related_objects(ranked, *lookups)
+            return Page(ranked, number, self)
+        ids = self._found.page_ids(bottom, top)
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.
         rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
-        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
         rows = rows.prefetch_related(*lookups)
         by_id = {case.id: case for case in rows}
         return Page([by_id[i] for i in ids if i in by_id], number, self)
