@@ -313,9 +313,9 @@ class TextSearch:
         if len(found) <= RANK_WHOLE:
             return self._rank(found, k)
         sums = BoundSums([(w, cases & found) for w, cases in self._bounds(self.terms_and_tags)])
-        first = sums.highest(RANK_FIRST)
+        first = sums.highest(max(RANK_FIRST, k))
         ranked = self._rank(first, k)
-        if len(ranked) < k:
+        if len(ranked) < k:  # fewer than k cases match at all
             return ranked
         # Any case whose bound does not reach the k-th score found so far ranks below it.
         beat = float(ranked[-1].search_score)  # type: ignore[attr-defined]
