@@ -34,6 +34,7 @@ from django.db.models import (
     QuerySet,
     Value,
 )
+from django.db.models.expressions import RawSQL
 from pyroaring import BitMap
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
@@ -293,8 +294,13 @@ class TextSearch:
         """The first k of the given cases (None: of all) in `apply()`'s order, with their
         `search_score`."""
         cases = Case.objects.all()
-        ranked = self.apply(cases if case_ids is None else cases.filter(id__in=list(case_ids)))
-        return list(ranked[:k])
+        if case_ids is not None and backend.is_postgres():
+            # One array parameter, not thousands (each of which the client would quote).
+            ids = RawSQL("SELECT unnest(%s::integer[])", (list(case_ids),))
+            cases = cases.filter(id__in=ids)
+        elif case_ids is not None:
+            cases = cases.filter(id__in=list(case_ids))
+        return list(self.apply(cases)[:k])
 
     def top(self, k: int, within: BitMap | None = None) -> list[Case] | None:
         """The first `k` cases of `apply()` (among `within`, ids), exactly, ranking only the

@@ -63,6 +63,16 @@ class FacetIndex:
     vocabulary: Vocabulary  # the facet values as of the same version
     order: list[int]
     rank_of: dict[int, int]
+    ids: FrozenBitMap  # every case's id
+    rank_by_id: list[int]  # rank_by_id[id] is the rank of a case (-1 for no case)
+
+    def ranks_of(self, case_ids: BitMap) -> BitMap:
+        """The ranks of the given cases (ids of no case are left out), with no Python loop."""
+        return BitMap(map(self.rank_by_id.__getitem__, case_ids & self.ids))
+
+    def ids_of(self, ranks: BitMap) -> BitMap:
+        """The ids of the cases at the given ranks."""
+        return BitMap(map(self.order.__getitem__, ranks))
 
     def cases_of(self, value_ids: Iterable[int]) -> BitMap:
         """The cases tagged with any of the values (or one of their descendants)."""
@@ -94,8 +104,18 @@ def load_index(using: str = "default", version: LibraryVersion | None = None) ->
         value_id: FrozenBitMap(rank_of[c] for c in ids if c in rank_of)
         for value_id, ids in _cases_by_value(using)
     }
+    rank_by_id = [-1] * (max(order, default=0) + 1)
+    for rank, case_id in enumerate(order):
+        rank_by_id[case_id] = rank
     return FacetIndex(
-        version, FrozenBitMap(range(len(order))), by_value, vocabulary, order, rank_of
+        version,
+        FrozenBitMap(range(len(order))),
+        by_value,
+        vocabulary,
+        order,
+        rank_of,
+        FrozenBitMap(order),
+        rank_by_id,
     )
 
 
@@ -235,18 +255,14 @@ class Selection:
                 narrowing.remove(TEXT_PARAM)
             found: BitMap | None = None
             if search is not None:
-                found = self._ranks(search.matched())
+                found = self.index.ranks_of(search.matched())
             if narrowing:
                 kept = self.filterset.without(*(n for n in self._others if n not in narrowing))
                 only = kept.without(*FACET_PARAMS)
-                rows = self._ranks(only.qs.order_by().values_list("id", flat=True))
+                rows = self.index.ranks_of(BitMap(only.qs.order_by().values_list("id", flat=True)))
                 found = rows if found is None else found & rows
             self._other_ids[names] = BitMap(self.index.cases) if found is None else found
         return self._other_ids[names]
-
-    def _ranks(self, case_ids: Iterable[int]) -> BitMap:
-        rank_of = self.index.rank_of
-        return BitMap(rank_of[i] for i in case_ids if i in rank_of)
 
     def ranked_page(self, start: int, stop: int) -> list[Case] | None:
         """The selected cases from `start` to `stop` in the text search's order, when only
@@ -256,8 +272,7 @@ class Selection:
             return None
         within = None
         if self._values:  # facet filters: the cases they keep, as ids
-            order = self.index.order
-            within = BitMap(order[r] for r in self.cases(without=(TEXT_PARAM,)))
+            within = self.index.ids_of(self.cases(without=(TEXT_PARAM,)))
         top = search.top(stop, within)
         return None if top is None else top[start:stop]
 
