@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Group, Permission
 from django.core.cache import cache
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
+from django.db.models.signals import post_migrate
 
 from incidents.models import SearchIndex
 from incidents.models.search import SEARCH_INDEX_TABLE
@@ -92,6 +95,26 @@ def _restore(snapshot: Snapshot) -> None:
         # the server under test key on the version. Inside a test's transaction nothing is
         # cached, and the test's own first write must still be the one that bumps.
         bump()
+
+
+def _rewrite_migration_rows(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """Put back the rows the data migrations write (the version stamp, the Editors group) after
+    a flush. A transactional test ends with a flush, which empties every table and sends
+    post_migrate; without this, a test that ran after one on the same process (as pytest-xdist
+    may order them) would find no version stamp and no Editors group."""
+    if sender.label != "incidents":
+        return
+    import_module("incidents.migrations.0005_library_state").create_state(apps, None)
+    editors = import_module("incidents.migrations.0006_editors_group")
+    group, _ = Group.objects.using(using).get_or_create(name=editors.EDITORS)
+    group.permissions.add(
+        *Permission.objects.using(using).filter(
+            content_type__app_label="incidents", codename__in=editors.CODENAMES
+        )
+    )
+
+
+post_migrate.connect(_rewrite_migration_rows, dispatch_uid="tests.rewrite_migration_rows")
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED
+from incidents.api.views import FILTER_PARAMETERS, read_responses
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.parameters import FILTER_PARAMS
@@ -67,17 +67,17 @@ class SuggestView(LibraryRead):
             ),
             *(p for p in FILTER_PARAMETERS if p.name != "q"),
         ],
-        responses={
-            200: inline_serializer(
-                "Suggestions",
-                fields={
-                    "q": serializers.CharField(),
-                    "suggestions": SuggestionSerializer(many=True),
-                },
-            ),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: inline_serializer(
+                    "Suggestions",
+                    fields={
+                        "q": serializers.CharField(),
+                        "suggestions": SuggestionSerializer(many=True),
+                    },
+                ),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
         text = request.query_params.get("q", "")

@@ -55,6 +55,14 @@ BAD_PARAMETERS = OpenApiResponse(
     ),
 )
 NOT_MODIFIED = OpenApiResponse(description="Not modified since the ETag or date given")
+
+
+def read_responses(own: dict[Any, Any]) -> dict[Any, Any]:
+    """A read's responses: its own (200 and any other), then what every read may answer, a 304
+    to a conditional request and a 400 naming an unknown parameter or value."""
+    return {**own, 304: NOT_MODIFIED, 400: BAD_PARAMETERS}
+
+
 YEAR = {"type": "integer", "minimum": YEARS[0], "maximum": YEARS[1]}
 FILTER_PARAMETERS = [
     OpenApiParameter(
@@ -126,11 +134,11 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
-        responses={
-            200: CaseSummarySerializer(many=True),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: CaseSummarySerializer(many=True),
+            }
+        ),
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         found = filtered_cases(request, self.library_version)
@@ -145,12 +153,7 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(
-        responses={
-            200: CaseDetailSerializer,
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-            404: ERROR_RESPONSE,
-        }
+        responses=read_responses({200: CaseDetailSerializer, 404: ERROR_RESPONSE}),
     )
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().retrieve(request, *args, **kwargs)
@@ -163,17 +166,17 @@ class FacetCountsView(LibraryRead, APIView):
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
-        responses={
-            200: inline_serializer(
-                "FacetCounts",
-                fields={
-                    "count": serializers.IntegerField(),
-                    "facets": FacetGroupSerializer(many=True),
-                },
-            ),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: inline_serializer(
+                    "FacetCounts",
+                    fields={
+                        "count": serializers.IntegerField(),
+                        "facets": FacetGroupSerializer(many=True),
+                    },
+                ),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
         found = filtered_cases(request, self.library_version)

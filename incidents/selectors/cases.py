@@ -18,13 +18,12 @@ from django.db.models import Prefetch, QuerySet
 from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
 from incidents.models import (
+    CASE_ITEM_LINKS,
     Case,
-    CaseActionItem,
     CaseFacetLink,
-    CaseLesson,
-    CaseRemediation,
     CostFigure,
     FacetValue,
+    case_relation,
 )
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
@@ -231,17 +230,12 @@ def case_detail_queryset() -> QuerySet[Case]:
         "key_figures",
         Prefetch("costs", queryset=CostFigure.objects.order_by("position")),
         breakdowns_prefetch(),
-        Prefetch(
-            "remediation_links",
-            queryset=CaseRemediation.objects.select_related("item").order_by("position"),
-        ),
-        Prefetch(
-            "action_item_links",
-            queryset=CaseActionItem.objects.select_related("item").order_by("position"),
-        ),
-        Prefetch(
-            "lesson_links",
-            queryset=CaseLesson.objects.select_related("item").order_by("position"),
+        *(
+            Prefetch(
+                case_relation(link),
+                queryset=link.objects.select_related("item").order_by("position"),
+            )
+            for link in CASE_ITEM_LINKS.values()
         ),
     )
 

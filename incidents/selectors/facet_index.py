@@ -18,13 +18,14 @@ workers or replicas each process holds its own index and each notices a write on
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.core.paginator import Page, Paginator
 from django.db import connections
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, prefetch_related_objects
 from django.utils.functional import cached_property
 from pyroaring import BitMap, FrozenBitMap
 
@@ -37,6 +38,13 @@ from incidents.selectors.vocabulary import Vocabulary
 
 # The query parameters the index answers itself; any other active filter is read as ids.
 FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
+# The text search, whose matches come from its own postings (TextSearch.matched), not a query.
+TEXT_PARAM = "q"
+# Parameters that order the cases but select none.
+ORDER_PARAMS: frozenset[str] = frozenset({"ordering"})
+# Pages of a text search up to this many cases in are ranked on the candidates alone
+# (TextSearch.top_ids); later ones sort the whole match.
+MAX_RANKED_PAGE_END = 200
 
 _EMPTY = FrozenBitMap()
 
@@ -56,6 +64,16 @@ class FacetIndex:
     vocabulary: Vocabulary  # the facet values as of the same version
     order: list[int]
     rank_of: dict[int, int]
+    ids: FrozenBitMap  # every case's id
+    rank_by_id: list[int]  # rank_by_id[id] is the rank of a case (-1 for no case)
+
+    def ranks_of(self, case_ids: BitMap) -> BitMap:
+        """The ranks of the given cases (ids of no case are left out), with no Python loop."""
+        return BitMap(map(self.rank_by_id.__getitem__, case_ids & self.ids))
+
+    def ids_of(self, ranks: BitMap) -> BitMap:
+        """The ids of the cases at the given ranks."""
+        return BitMap(map(self.order.__getitem__, ranks))
 
     def cases_of(self, value_ids: Iterable[int]) -> BitMap:
         """The cases tagged with any of the values (or one of their descendants)."""
@@ -85,8 +103,18 @@ def load_index(using: str = "default", version: LibraryVersion | None = None) ->
     order = list(Case.objects.using(using).order_by(*_NEWEST_FIRST).values_list("id", flat=True))
     rank_of = {case_id: rank for rank, case_id in enumerate(order)}
     by_value = dict(read(using, rank_of))
+    rank_by_id = [-1] * (max(order, default=0) + 1)
+    for rank, case_id in enumerate(order):
+        rank_by_id[case_id] = rank
     return FacetIndex(
-        version, FrozenBitMap(range(len(order))), by_value, vocabulary, order, rank_of
+        version,
+        FrozenBitMap(range(len(order))),
+        by_value,
+        vocabulary,
+        order,
+        rank_of,
+        FrozenBitMap(order),
+        rank_by_id,
     )
 
 
@@ -136,6 +164,19 @@ _indexes: dict[str, FacetIndex] = {}
 # The last index built inside a transaction, per database: found again only by the FilterSet
 # holding its very vocabulary (the request that built it), never shared with another request.
 _unshared: dict[str, FacetIndex] = {}
+_kept_in_transaction: set[str] = set()
+
+
+@contextmanager
+def kept_in_transaction(using: str = "default") -> Iterator[None]:
+    """Within the block, keep an index built inside a transaction for the next requests (a
+    benchmark timing requests on writes it rolls back); it is forgotten when the block ends."""
+    _kept_in_transaction.add(using)
+    try:
+        yield
+    finally:
+        _kept_in_transaction.discard(using)
+        forget(using)
 
 
 def current_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
@@ -151,7 +192,7 @@ def current_index(using: str = "default", version: LibraryVersion | None = None)
             index = load_index(using, version)
             # Inside a transaction the rows may be this connection's own uncommitted writes:
             # use them for this request, but keep nothing another request could reuse.
-            if not connections[using].in_atomic_block:
+            if not connections[using].in_atomic_block or using in _kept_in_transaction:
                 _indexes[using] = index
             else:
                 _unshared[using] = index
@@ -237,15 +278,37 @@ class Selection:
         return result
 
     def _ids_of(self, names: tuple[str, ...]) -> BitMap:
-        """The ids of the cases the named non-facet filters (the text search) select, in one
-        query per combination (a request needs one)."""
+        """The cases the named non-facet filters select: the text search's from its postings,
+        the others' ids in one query per combination (a request needs one)."""
         if names not in self._other_ids:
-            kept = self.filterset.without(*(n for n in self._others if n not in names))
-            only = kept.without(*FACET_PARAMS)
-            ids = only.qs.order_by().values_list("id", flat=True)
-            rank_of = self.index.rank_of
-            self._other_ids[names] = BitMap(rank_of[i] for i in ids if i in rank_of)
+            search = self.filterset.text_search if TEXT_PARAM in names else None
+            narrowing = [n for n in names if n not in ORDER_PARAMS]
+            if TEXT_PARAM in narrowing and (search is None or not search.narrows):
+                search = None  # q without a word that selects (stop words): every case
+            if TEXT_PARAM in narrowing:
+                narrowing.remove(TEXT_PARAM)
+            found: BitMap | None = None
+            if search is not None:
+                found = self.index.ranks_of(search.matched())
+            if narrowing:
+                kept = self.filterset.without(*(n for n in self._others if n not in narrowing))
+                only = kept.without(*FACET_PARAMS)
+                rows = self.index.ranks_of(BitMap(only.qs.order_by().values_list("id", flat=True)))
+                found = rows if found is None else found & rows
+            self._other_ids[names] = BitMap(self.index.cases) if found is None else found
         return self._other_ids[names]
+
+    def ranked_page(self, start: int, stop: int) -> list[Case] | None:
+        """The selected cases from `start` to `stop` in the text search's order, when only
+        facets and the text search select and the page is near the top (else None)."""
+        search = self.filterset.text_search
+        if search is None or self._others != [TEXT_PARAM] or stop > MAX_RANKED_PAGE_END:
+            return None
+        within = None
+        if self._values:  # facet filters: the cases they keep, as ids
+            within = self.index.ids_of(self.cases(without=(TEXT_PARAM,)))
+        top = search.top(stop, within)
+        return None if top is None else top[start:stop]
 
     def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
         """Per value of the facet, the cases one more click on it would give: counted on every
@@ -277,11 +340,14 @@ def selection(filterset: CaseFilterSet) -> Selection:
 class IndexedPaginator(Paginator[Case]):
     """A Paginator whose count comes from the index (no COUNT(*)) and, in the default order, whose
     pages too: the page's ids are a slice of the selected ranks, and only those cases are read
-    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match.
+    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match. Near
+    the top of a text search, the page's ids are the search's first ones (TextSearch.top_ids),
+    ranked over the cases that can be there rather than over every match.
 
     The cases are the Selection's FilterSet's: `object_list` only gives the database and the
     prefetches (the FilterSet's base queryset will do), so that the filtered queryset, and its
-    subqueries, is built only for a page sorted by the database (a text search, `ordering`)."""
+    subqueries, is built only for a page sorted by the database (`ordering`, a later page of a
+    text search)."""
 
     def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
         super().__init__(object_list, per_page)
@@ -292,17 +358,21 @@ class IndexedPaginator(Paginator[Case]):
         return len(self._found.selected())
 
     def page(self, number: int | str) -> Page[Case]:
-        object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
-        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
-        if not self._found.in_default_order:
-            # Sorted by the database: the FilterSet's filtered cases, built only now.
-            self.object_list = self._found.filterset.qs.prefetch_related(*lookups)
-            return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
+        object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
+        if not self._found.in_default_order:
+            ranked = self._found.ranked_page(bottom, top)
+            if ranked is None:
+                # Sorted by the database: the FilterSet's filtered cases, built only now.
+                self.object_list = self._found.filterset.qs.prefetch_related(*lookups)
+                return super().page(number)
+            prefetch_related_objects(ranked, *lookups)
+            return Page(ranked, number, self)
         ids = self._found.page_ids(bottom, top)
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.
