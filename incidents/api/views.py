@@ -6,6 +6,7 @@ facet counts' are documented from the registry.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.db.models import QuerySet
@@ -39,6 +40,7 @@ from incidents.selectors.cases import (
     with_facet_values,
 )
 from incidents.selectors.facet_counts import facet_groups
+from incidents.selectors.facet_index import paginator as index_paginator
 from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
@@ -107,6 +109,10 @@ def filtered_cases(request: Request) -> CaseQuery:
     return found
 
 
+def _paginator_of(filterset: Any, cases: QuerySet[Case], per_page: int) -> Any:
+    return index_paginator(cases, filterset, per_page)
+
+
 class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
     """Cases, newest first; filter by facet (slugs, repeatable; OR within a facet, AND across),
     not_<facet>, q, kind, setting and years, as on the pages. POST adds a case and PUT replaces
@@ -136,6 +142,14 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         found = filtered_cases(request)
+        # With words, the library page's paginator: the count from the facet index and the
+        # search's postings, the first pages ranked over the candidates (no COUNT, no sort of
+        # every match). Without, a COUNT and a slice cost less than building the index.
+        pager = self.paginator
+        if pager is not None and found.filterset.text_search is not None:
+            pager.django_paginator_class = functools.partial(  # type: ignore[attr-defined]
+                _paginator_of, found.filterset
+            )
         page = self.paginate_queryset(with_facet_values(found.queryset))
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
