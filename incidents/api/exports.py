@@ -151,6 +151,7 @@ class CaseExportView(LibraryRead):
         ),
     )
     def get(self, request: Request, export_format: str) -> StreamingHttpResponse:
+        # No version passed: an export needs the vocabulary, not the facet index.
         found = filtered_cases(request)
         content_type, lines = FORMATS[export_format]
         base = request.build_absolute_uri(reverse("incidents:case-detail", args=["__slug__"]))

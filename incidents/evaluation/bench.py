@@ -158,7 +158,7 @@ def _search(text: str) -> None:
     """What a search costs the library page: its first 20 cases and their count (the page's
     paginator: the ranked first ids, the count from the matches' postings)."""
     query = case_queryset(params={"q": text})
-    page = paginator(query.queryset, query.filterset, 20).page(1)
+    page = paginator(query.filterset, 20).page(1)
     list(page.object_list)
     assert page.paginator.count >= 0
 
