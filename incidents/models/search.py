@@ -5,7 +5,9 @@ migration 0005 per database: on SQLite an FTS5 table (columns title, summary, fa
 PostgreSQL a table of one weighted `tsvector` per case (A title, B summary, C facet value names,
 D the rest) with a GIN index. Both hold the stems of `incidents.search.terms`, so both match
 alike. `SearchTerm` counts the cases holding each stem, for the rarity of a word (ranking, which
-words of a long query to keep) and for "did you mean".
+words of a long query to keep) and for "did you mean", and lists them (`postings`, a compressed
+bitmap of case ids): a search reads the cases it matches from there, for its count, the facet
+counts and the candidates it ranks, without reading every matching document.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ class SearchTerm(models.Model):
     term = models.CharField(max_length=100, unique=True)
     word = models.CharField(max_length=100)
     cases = models.PositiveIntegerField(default=0)
+    # The ids of the cases holding it: a serialized roaring bitmap (incidents.search.postings);
+    # of those, the cases holding it in their title, and in their summary or facet value names
+    # (how much it can weigh in a case's rank, for ranking only the cases that can come first).
+    postings = models.BinaryField(default=b"", editable=False)
+    title_postings = models.BinaryField(default=b"", editable=False)
+    summary_postings = models.BinaryField(default=b"", editable=False)
 
     class Meta:
         ordering = ["term"]

@@ -40,6 +40,14 @@ RANK_TIERS = 3
 # and a word usually occurs in more than one column; the scale is calibrated so that both
 # databases give about the same scores on the seeded library (a title word about 4 idf).
 _TS_SCALE = COLUMN_WEIGHTS[0] * 1.6449 / 2
+# FTS5's bm25 constant k1: a term adds at most idf * (k1 + 1) to a case's bm25.
+BM25_K1 = 1.2
+# ts_rank's divisor (pi^2/6): a word's rank in a case is at most 1, since the index writes the
+# heaviest column first (title, summary, facets, the rest); a tag's is exactly its weight over it.
+_PI2_6 = 1.64493406685
+_TAG_RANK = COLUMN_WEIGHTS[2] / COLUMN_WEIGHTS[0] / _PI2_6
+# Bounds are raised a little: SQLite's counts may lag ours, PostgreSQL's ranks are 4-byte floats.
+_BOUND_MARGIN = {"sqlite": 1.1, "postgresql": 1.001}
 
 
 def is_postgres() -> bool:
@@ -94,6 +102,39 @@ def _ts_rank(query: str, factor: float) -> Any:
     )
 
 
+def _parts(
+    weighted_terms: Sequence[tuple[Term, float]],
+) -> list[tuple[list[tuple[Term, float]], float]]:
+    """PostgreSQL's rank as a sum of ts_rank calls: (terms of the call, its factor)."""
+    words = [(t, w) for t, w in weighted_terms if not t.is_phrase and not is_tag(t)]
+    tags = [(t, w) for t, w in weighted_terms if is_tag(t)]
+    phrases = [(t, w) for t, w in weighted_terms if t.is_phrase]
+    parts: list[tuple[list[tuple[Term, float]], float]] = [([(t, w)], w) for t, w in phrases]
+    for group, factor in [(g, 1.0) for g in _tiers(words, RANK_TIERS)] + [(tags, _TAG_FACTOR)]:
+        if group:
+            mean_idf = sum(w for _t, w in group) / len(group)
+            parts.append((group, mean_idf * len(group) * factor))
+    return parts
+
+
+def term_bounds(weighted_terms: Sequence[tuple[Term, float]]) -> list[tuple[Term, float]]:
+    """For each term, the most a case holding it can get from it in `text_rank` (a case's rank
+    is at most the sum over the terms it holds): what lets a search rank only the cases that can
+    reach its first page (incidents.search.matches)."""
+    if not is_postgres():
+        margin = _BOUND_MARGIN["sqlite"]
+        return [(t, w * (BM25_K1 + 1) * margin) for t, w in weighted_terms]
+    bounds = []
+    for group, factor in _parts(weighted_terms):
+        # ts_rank of an `or` is the mean of its distinct terms' ranks, each at most 1 (a tag's
+        # exactly _TAG_RANK); a phrase's rank is at most 1.
+        top = _TAG_RANK if is_tag(group[0][0]) else 1.0
+        distinct = len({t.stems for t, _w in group})
+        per_term = factor * _TS_SCALE * top / distinct * _BOUND_MARGIN["postgresql"]
+        bounds += [(t, per_term) for t, _w in group]
+    return bounds
+
+
 def text_rank(weighted_terms: Sequence[tuple[Term, float]]) -> Combinable:
     """How well a matching case's text answers the query, higher is better (in idf units).
 
@@ -105,13 +146,8 @@ def text_rank(weighted_terms: Sequence[tuple[Term, float]]) -> Combinable:
         weights = [Value(w) for w in (*COLUMN_WEIGHTS, TAG_WEIGHT)]
         bm25 = Func(F(DOCUMENT), *weights, function="bm25", output_field=FloatField())
         return bm25 * Value(-1.0)
-    words = [(t, w) for t, w in weighted_terms if not t.is_phrase and not is_tag(t)]
-    tags = [(t, w) for t, w in weighted_terms if is_tag(t)]
-    phrases = [(t, w) for t, w in weighted_terms if t.is_phrase]
-    parts: list[Any] = [_ts_rank(_tsquery_term(t), w) for t, w in phrases]
-    for group, factor in [(g, 1.0) for g in _tiers(words, RANK_TIERS)] + [(tags, _TAG_FACTOR)]:
-        if group:
-            mean_idf = sum(w for _t, w in group) / len(group)
-            query = " | ".join(_tsquery_term(t) for t, _w in group)
-            parts.append(_ts_rank(query, mean_idf * len(group) * factor))
+    parts = [
+        _ts_rank(" | ".join(_tsquery_term(t) for t, _w in group), factor)
+        for group, factor in _parts(weighted_terms)
+    ]
     return functools.reduce(operator.add, parts)

@@ -9,7 +9,13 @@ values the text names, and then:
 - `coverage(case_ids)` says how many of the query's words each case holds (one query), for
   "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
-  is in no case).
+  is in no case);
+- `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
+  (one query, plus one per phrase), for counts without running the match again;
+- `top(k, within)` the first `k` of `apply()`'s order among them, ranking only the cases
+  that can be there (MaxScore: a case holding none of the words that carry the most weight
+  cannot beat the k-th best found so far): one or two queries over a few hundred cases instead
+  of ranking every match.
 """
 
 from __future__ import annotations
@@ -28,14 +34,16 @@ from django.db.models import (
     QuerySet,
     Value,
 )
+from django.db.models.expressions import RawSQL
+from pyroaring import BitMap
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
-from incidents.search import backend
+from incidents.search import backend, postings
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query
-from incidents.suggest import suggest_filters
+from incidents.suggest import Suggestion, suggest_filters
 
 # Words of a query matched and ranked, at most: the rarest are kept (a pasted paragraph).
 MAX_MATCH_CLAUSES = 12
@@ -43,6 +51,15 @@ MAX_MATCH_CLAUSES = 12
 COMMON_WORD_QUERY = 4
 # Words of a query whose coverage is shown per case, at most.
 MAX_COVERAGE_CLAUSES = 24
+# top_ids: a match of at most this many cases is ranked whole; else the cases of the heaviest
+# words are ranked first, about this many, to learn the score to beat.
+RANK_WHOLE = 400
+# top_ids gives up (None: rank the queryset) rather than list more case ids than this.
+MAX_RANKED_IDS = 20_000
+# top_ids: the cases of highest bound ranked first, at least (their k-th score is the one to
+# beat); BoundSums rounds bounds up to this fraction of their total.
+RANK_FIRST = 300
+BOUND_STEPS = 4096
 
 _NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
 
@@ -59,6 +76,63 @@ class Correction:
 
     text: str
     words: tuple[tuple[str, str], ...]  # (as typed, corrected)
+
+
+class BoundSums:
+    """Per case, the sum of the weights of the given sets holding it, kept as bit slices (a
+    bitmap per binary digit of the sum, weights rounded up to 1/BOUND_STEPS of their total), so
+    that "the cases whose sum reaches x" costs a few bitmap operations and no case is visited
+    one by one."""
+
+    def __init__(self, weighted: Sequence[tuple[float, BitMap]]) -> None:
+        total = sum(w for w, _cases in weighted)
+        self.unit = total / BOUND_STEPS if total > 0 else 1.0
+        self.cases = BitMap.union(BitMap(), *(cases for _w, cases in weighted))
+        self.top_sum = 0
+        self.slices: list[BitMap] = []
+        for weight, cases in weighted:
+            step = math.ceil(weight / self.unit)
+            self.top_sum += step
+            self._add(step, cases)
+
+    def _add(self, step: int, cases: BitMap) -> None:
+        """Add `step` to the sum of each of `cases` (binary addition, ripple carry)."""
+        carry, digit = BitMap(), 0
+        while step or carry:
+            if digit == len(self.slices):
+                self.slices.append(BitMap())
+            added = cases if step & 1 else BitMap()
+            held = self.slices[digit]
+            self.slices[digit] = held ^ added ^ carry
+            carry = (held & added) | (carry & (held ^ added))
+            step, digit = step >> 1, digit + 1
+
+    def _at_least(self, threshold: int) -> BitMap:
+        above, equal = BitMap(), BitMap(self.cases)
+        for digit in reversed(range(max(len(self.slices), threshold.bit_length()))):
+            held = self.slices[digit] if digit < len(self.slices) else BitMap()
+            if threshold >> digit & 1:
+                equal &= held
+            else:
+                above |= equal & held
+                equal -= held
+        return above | equal
+
+    def reaching(self, value: float) -> BitMap:
+        """The cases whose sum may reach `value` (every case whose sum does, and a few just
+        under it: the weights were rounded up)."""
+        return self._at_least(math.floor(value / self.unit))
+
+    def highest(self, count: int) -> BitMap:
+        """At least `count` cases (or all) with the highest sums, and few more."""
+        low, high = 0, self.top_sum  # _at_least(low) holds >= count cases
+        while low < high:
+            middle = (low + high + 1) // 2
+            if len(self._at_least(middle)) >= count:
+                low = middle
+            else:
+                high = middle - 1
+        return self._at_least(low)
 
 
 class TextSearch:
@@ -83,6 +157,10 @@ class TextSearch:
         self.documents = holding.pop(DOCUMENT_COUNT_TERM, 0)
         self._holding = holding
         self.kept = self._keep(self.parsed.clauses)
+        self._cases: dict[tuple[str, ...], BitMap] = {}
+        self._title: dict[tuple[str, ...], BitMap] = {}
+        self._summary: dict[tuple[str, ...], BitMap] = {}
+        self._matched: BitMap | None = None
 
     # --- planning ---------------------------------------------------------------------------
 
@@ -108,7 +186,9 @@ class TextSearch:
     def _facet_boosts(self, values: Iterable[FacetValue] | None) -> dict[int, float]:
         """Facet value id -> the engine's score (1 when it gives none) of each value named."""
         boosts: dict[int, float] = {}
-        for suggestion in suggest_filters(self.text, values=values):
+        # What the engine found, kept for the page's suggested filters (run once per request).
+        self.suggestions: list[Suggestion] = suggest_filters(self.text, values=values)
+        for suggestion in self.suggestions:
             score = float(getattr(suggestion, "score", 1.0) or 1.0)
             boosts[suggestion.value.id] = max(boosts.get(suggestion.value.id, 0.0), min(score, 1.0))
         return boosts
@@ -140,6 +220,131 @@ class TextSearch:
             .annotate(search_score=score)
             .order_by(F("search_score").desc(), *_NEWEST_FIRST)
         )
+
+    # --- the matches as ids, and the first k of them ---------------------------------------
+
+    def _cases_of(self, term: Term) -> BitMap:
+        """The ids of the cases holding a term: its postings; a phrase's from the index."""
+        if term.stems not in self._cases:
+            if term.is_phrase:
+                rows = SearchIndex.objects.filter(
+                    **{"document__matches": backend.match_expression([term])}
+                ).values_list("case_id", flat=True)
+                self._cases[term.stems] = BitMap(rows)
+            else:
+                self._load_postings([term])
+        return self._cases[term.stems]
+
+    def _ranked_cases(self, term: Term) -> BitMap:
+        """The cases whose rank a term may raise: a phrase's are those holding any of its words
+        (PostgreSQL ranks how near its words are in any case holding two of them)."""
+        if not term.is_phrase:
+            return self._cases_of(term)
+        words = [Term((s,), s) for s in term.stems]
+        self._load_postings(words)
+        return BitMap.union(BitMap(), *(self._cases_of(w) for w in words))
+
+    def _load_postings(self, terms: Iterable[Term]) -> None:
+        wanted = {t.stems[0] for t in terms if not t.is_phrase and t.stems not in self._cases}
+        if wanted:
+            rows = SearchTerm.objects.filter(term__in=wanted).values_list(
+                "term", "postings", "title_postings", "summary_postings"
+            )
+            found = {row[0]: [postings.decode(data) for data in row[1:]] for row in rows}
+            for stem in wanted:
+                cases, title, summary = found.get(stem) or [BitMap(), BitMap(), BitMap()]
+                self._cases[(stem,)], self._title[(stem,)] = cases, title
+                self._summary[(stem,)] = summary
+
+    def matched(self, within: BitMap | None = None) -> BitMap:
+        """The ids of the cases `apply()` keeps (of `within` when given), from the postings."""
+        if self._matched is None:
+            included = (*self.terms, *self.tags)
+            self._load_postings((*included, *self.parsed.excluded))
+            found = BitMap()
+            if self.parsed:
+                found = BitMap.union(found, *(self._cases_of(t) for t in included))
+            for term in self.parsed.excluded:
+                found -= self._cases_of(term)
+            self._matched = found
+        return self._matched & within if within is not None else BitMap(self._matched)
+
+    def _bounds(self, terms: Sequence[Term]) -> list[tuple[float, BitMap]]:
+        """Sets of cases and weights such that a case's rank is at most the sum of the weights
+        of the sets holding it (backend.term_bounds; on PostgreSQL a word weighs a quarter of its
+        bound in a case holding it only in the rest of the text, half in the summary or facets,
+        all in the title: the first column holding a word bounds its rank)."""
+        weighted = []
+        for term in terms:
+            weight = self.idf(term)
+            if term.is_phrase and not backend.is_postgres():
+                weight = bm25_idf(self.documents, 0)  # FTS5 counts a phrase's own cases
+            weighted.append((term, weight))
+        found: list[tuple[float, BitMap]] = []
+        for term, bound in backend.term_bounds(weighted):
+            cases = self._ranked_cases(term)
+            if backend.is_postgres() and not term.is_phrase and not backend.is_tag(term):
+                title, summary = self._title[term.stems], self._summary[term.stems]
+                found += [(bound / 4, cases), (bound / 4, summary | title), (bound / 2, title)]
+            else:
+                found.append((bound, cases))
+        return found
+
+    def _rank(self, case_ids: BitMap | None, k: int) -> list[Case]:
+        """The first k of the given cases (None: of all) in `apply()`'s order, with their
+        `search_score`."""
+        cases = Case.objects.all()
+        if case_ids is not None and backend.is_postgres():
+            # One array parameter, not thousands (each of which the client would quote).
+            ids = RawSQL("SELECT unnest(%s::integer[])", (list(case_ids),))
+            cases = cases.filter(id__in=ids)
+        elif case_ids is not None:
+            cases = cases.filter(id__in=list(case_ids))
+        return list(self.apply(cases)[:k])
+
+    def top(self, k: int, within: BitMap | None = None) -> list[Case] | None:
+        """The first `k` cases of `apply()` (among `within`, ids), exactly, ranking only the
+        cases that can be among them; None when that would still be too many."""
+        if not self.narrows:
+            return None
+        found = self.matched(within)
+        if not found:
+            return []
+        if not backend.is_postgres():
+            # FTS5 runs the whole match whatever the rowids asked for, and ranks it in C as
+            # fast as it matches: rank it once.
+            if within is not None and len(within) > MAX_RANKED_IDS:
+                return None
+            return self._rank(within, k)
+        if len(found) <= RANK_WHOLE:
+            return self._rank(found, k)
+        sums = BoundSums([(w, cases & found) for w, cases in self._bounds(self.terms_and_tags)])
+        first = sums.highest(max(RANK_FIRST, k))
+        ranked = self._rank(first, k)
+        if len(ranked) < k:  # fewer than k cases match at all
+            return ranked
+        # Any case whose bound does not reach the k-th score found so far ranks below it.
+        beat = float(ranked[-1].search_score)  # type: ignore[attr-defined]
+        candidates = sums.reaching(beat) - first
+        if candidates:
+            if len(candidates) > MAX_RANKED_IDS:
+                return None
+            ranked = self._rank(candidates | first, k)
+        return ranked
+
+    def top_ids(self, k: int, within: BitMap | None = None) -> list[int] | None:
+        """The ids of `top(k, within)`."""
+        found = self.top(k, within)
+        return None if found is None else [case.id for case in found]
+
+    @property
+    def narrows(self) -> bool:
+        """Whether `apply()` selects cases (a query of stop words only leaves them all)."""
+        return bool(self.parsed)
+
+    @property
+    def terms_and_tags(self) -> tuple[Term, ...]:
+        return (*self.terms, *self.tags)
 
     # --- what the page says about it -------------------------------------------------------
 

@@ -129,9 +129,14 @@ def suggestions_for(
     if not text:
         return []
     in_use = set(filterset.selected())
+    search = filterset.text_search
+    if search is not None and search.text == text:
+        named = search.suggestions  # the engine already ran for this text in this request
+    else:
+        named = suggest_filters(text, values=filterset.vocabulary.values.values())
     found = [
         s
-        for s in suggest_filters(text, values=filterset.vocabulary.values.values())
+        for s in named
         if not any((name, s.value.slug) in in_use for name in facets.spec(s.facet).params)
     ]
     if not found:

@@ -18,12 +18,13 @@ workers or replicas each process holds its own index and each notices a write on
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
 from django.db import connections
-from django.db.models import QuerySet
+from django.db.models import QuerySet, prefetch_related_objects
 from django.utils.functional import cached_property
 from pyroaring import BitMap, FrozenBitMap
 
@@ -36,6 +37,13 @@ from incidents.selectors.vocabulary import Vocabulary
 
 # The query parameters the index answers itself; any other active filter is read as ids.
 FACET_PARAMS: frozenset[str] = frozenset(name for spec in FACETS for name in spec.params)
+# The text search, whose matches come from its own postings (TextSearch.matched), not a query.
+TEXT_PARAM = "q"
+# Parameters that order the cases but select none.
+ORDER_PARAMS: frozenset[str] = frozenset({"ordering"})
+# Pages of a text search up to this many cases in are ranked on the candidates alone
+# (TextSearch.top_ids); later ones sort the whole match.
+MAX_RANKED_PAGE_END = 200
 
 _EMPTY = FrozenBitMap()
 
@@ -55,6 +63,16 @@ class FacetIndex:
     vocabulary: Vocabulary  # the facet values as of the same version
     order: list[int]
     rank_of: dict[int, int]
+    ids: FrozenBitMap  # every case's id
+    rank_by_id: list[int]  # rank_by_id[id] is the rank of a case (-1 for no case)
+
+    def ranks_of(self, case_ids: BitMap) -> BitMap:
+        """The ranks of the given cases (ids of no case are left out), with no Python loop."""
+        return BitMap(map(self.rank_by_id.__getitem__, case_ids & self.ids))
+
+    def ids_of(self, ranks: BitMap) -> BitMap:
+        """The ids of the cases at the given ranks."""
+        return BitMap(map(self.order.__getitem__, ranks))
 
     def cases_of(self, value_ids: Iterable[int]) -> BitMap:
         """The cases tagged with any of the values (or one of their descendants)."""
@@ -86,8 +104,18 @@ def load_index(using: str = "default", version: LibraryVersion | None = None) ->
         value_id: FrozenBitMap(rank_of[c] for c in ids if c in rank_of)
         for value_id, ids in _cases_by_value(using)
     }
+    rank_by_id = [-1] * (max(order, default=0) + 1)
+    for rank, case_id in enumerate(order):
+        rank_by_id[case_id] = rank
     return FacetIndex(
-        version, FrozenBitMap(range(len(order))), by_value, vocabulary, order, rank_of
+        version,
+        FrozenBitMap(range(len(order))),
+        by_value,
+        vocabulary,
+        order,
+        rank_of,
+        FrozenBitMap(order),
+        rank_by_id,
     )
 
 
@@ -108,6 +136,19 @@ def _cases_by_value(using: str) -> Iterable[tuple[int, list[int]]]:
 
 _lock = threading.Lock()
 _indexes: dict[str, FacetIndex] = {}
+_kept_in_transaction: set[str] = set()
+
+
+@contextmanager
+def kept_in_transaction(using: str = "default") -> Iterator[None]:
+    """Within the block, keep an index built inside a transaction for the next requests (a
+    benchmark timing requests on writes it rolls back); it is forgotten when the block ends."""
+    _kept_in_transaction.add(using)
+    try:
+        yield
+    finally:
+        _kept_in_transaction.discard(using)
+        forget(using)
 
 
 def current_index(using: str = "default") -> FacetIndex:
@@ -122,7 +163,7 @@ def current_index(using: str = "default") -> FacetIndex:
             index = load_index(using, version)
             # Inside a transaction the rows may be this connection's own uncommitted writes:
             # use them for this request, but keep nothing another request could reuse.
-            if not connections[using].in_atomic_block:
+            if not connections[using].in_atomic_block or using in _kept_in_transaction:
                 _indexes[using] = index
         return index
 
@@ -203,15 +244,37 @@ class Selection:
         return result
 
     def _ids_of(self, names: tuple[str, ...]) -> BitMap:
-        """The ids of the cases the named non-facet filters (the text search) select, in one
-        query per combination (a request needs one)."""
+        """The cases the named non-facet filters select: the text search's from its postings,
+        the others' ids in one query per combination (a request needs one)."""
         if names not in self._other_ids:
-            kept = self.filterset.without(*(n for n in self._others if n not in names))
-            only = kept.without(*FACET_PARAMS)
-            ids = only.qs.order_by().values_list("id", flat=True)
-            rank_of = self.index.rank_of
-            self._other_ids[names] = BitMap(rank_of[i] for i in ids if i in rank_of)
+            search = self.filterset.text_search if TEXT_PARAM in names else None
+            narrowing = [n for n in names if n not in ORDER_PARAMS]
+            if TEXT_PARAM in narrowing and (search is None or not search.narrows):
+                search = None  # q without a word that selects (stop words): every case
+            if TEXT_PARAM in narrowing:
+                narrowing.remove(TEXT_PARAM)
+            found: BitMap | None = None
+            if search is not None:
+                found = self.index.ranks_of(search.matched())
+            if narrowing:
+                kept = self.filterset.without(*(n for n in self._others if n not in narrowing))
+                only = kept.without(*FACET_PARAMS)
+                rows = self.index.ranks_of(BitMap(only.qs.order_by().values_list("id", flat=True)))
+                found = rows if found is None else found & rows
+            self._other_ids[names] = BitMap(self.index.cases) if found is None else found
         return self._other_ids[names]
+
+    def ranked_page(self, start: int, stop: int) -> list[Case] | None:
+        """The selected cases from `start` to `stop` in the text search's order, when only
+        facets and the text search select and the page is near the top (else None)."""
+        search = self.filterset.text_search
+        if search is None or self._others != [TEXT_PARAM] or stop > MAX_RANKED_PAGE_END:
+            return None
+        within = None
+        if self._values:  # facet filters: the cases they keep, as ids
+            within = self.index.ids_of(self.cases(without=(TEXT_PARAM,)))
+        top = search.top(stop, within)
+        return None if top is None else top[start:stop]
 
     def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
         """Per value of the facet, the cases one more click on it would give: counted on every
@@ -239,7 +302,9 @@ def selection(filterset: CaseFilterSet) -> Selection:
 class IndexedPaginator(Paginator[Case]):
     """A Paginator whose count comes from the index (no COUNT(*)) and, in the default order, whose
     pages too: the page's ids are a slice of the selected ranks, and only those cases are read
-    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match."""
+    (`WHERE id IN (...)`, with the queryset's prefetches), instead of sorting every match. Near
+    the top of a text search, the page's ids are the search's first ones (TextSearch.top_ids),
+    ranked over the cases that can be there rather than over every match."""
 
     def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
         super().__init__(object_list, per_page)
@@ -250,19 +315,23 @@ class IndexedPaginator(Paginator[Case]):
         return len(self._found.selected())
 
     def page(self, number: int | str) -> Page[Case]:
-        if not self._found.in_default_order:
-            return super().page(number)
         number = self.validate_number(number)
         bottom = (number - 1) * self.per_page
         top = bottom + self.per_page
         if top + self.orphans >= self.count:
             top = self.count
-        ids = self._found.page_ids(bottom, top)
         object_list: QuerySet[Case] = self.object_list  # type: ignore[assignment]
+        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
+        if not self._found.in_default_order:
+            ranked = self._found.ranked_page(bottom, top)
+            if ranked is None:
+                return super().page(number)
+            prefetch_related_objects(ranked, *lookups)
+            return Page(ranked, number, self)
+        ids = self._found.page_ids(bottom, top)
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.
         rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
-        lookups = getattr(object_list, "_prefetch_related_lookups", ())  # no public accessor
         rows = rows.prefetch_related(*lookups)
         by_id = {case.id: case for case in rows}
         return Page([by_id[i] for i in ids if i in by_id], number, self)

@@ -4,17 +4,19 @@ Every write path calls it after writing cases: the loader (and so a submission) 
 A case's searchable text is its title; its summary; the names and aliases of its facet values
 (implied ancestors included, so "hardware" finds a case tagged "GPU hardware"); and the rest a
 reader sees: detection, remediation, action item and lesson wording, key figure labels and cost
-scopes; and the tokens of its facet values, for facet-aware ranking. The index holds stems (`incidents.search.terms`), and `SearchTerm` counts the cases
-holding each stem. A refresh of some cases costs a constant number of queries per 1,000 cases.
+scopes; and the tokens of its facet values, for facet-aware ranking. The index holds stems
+(`incidents.search.terms`), and `SearchTerm` counts and lists (postings) the cases holding each
+stem. A refresh of some cases costs a constant number of queries per 1,000 cases.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import connection, transaction
+from pyroaring import BitMap
 
 from incidents.models import (
     CASE_ITEM_LINKS,
@@ -27,6 +29,7 @@ from incidents.models import (
     SearchTerm,
 )
 from incidents.models.search import DOCUMENT_COUNT_TERM, SEARCH_INDEX_TABLE
+from incidents.search import postings
 from incidents.search.backend import facet_token
 from incidents.search.terms import STOP_WORDS, split_words, stem
 
@@ -111,6 +114,32 @@ def _stemmed(text: str, surface: dict[str, str]) -> list[str]:
     return found
 
 
+@dataclass
+class Holding:
+    """The cases holding each term: anywhere, in the title, in the summary or facet names."""
+
+    cases: dict[str, BitMap] = field(default_factory=dict)
+    title: dict[str, BitMap] = field(default_factory=dict)
+    summary: dict[str, BitMap] = field(default_factory=dict)
+
+    def add(self, case_id: int, terms: CaseTerms) -> None:
+        for found, held in ((self.cases, terms.all), (self.title, terms.title)):
+            for term in held:
+                found.setdefault(term, BitMap()).add(case_id)
+        for term in terms.summary:
+            self.summary.setdefault(term, BitMap()).add(case_id)
+
+
+@dataclass(frozen=True)
+class CaseTerms:
+    """The stems a case's index row holds: all of them, those of its title, of its summary or
+    facet value names."""
+
+    all: frozenset[str]
+    title: frozenset[str]
+    summary: frozenset[str]
+
+
 def refresh_search_index(case_ids: Iterable[int] | None = None) -> int:
     """Rewrite the index rows of the given cases (default: every case); returns rows written."""
     with transaction.atomic():
@@ -120,11 +149,11 @@ def refresh_search_index(case_ids: Iterable[int] | None = None) -> int:
         old = _indexed_terms(ids)
         surface: dict[str, str] = {}
         new = _write(ids, value_words(), surface)
-        delta: Counter[str] = Counter()
-        for case_id in ids:
-            delta.update(new.get(case_id, set()) - old.get(case_id, set()))
-            delta.subtract(old.get(case_id, set()) - new.get(case_id, set()))
-        _adjust_terms(delta, surface)
+        holding = Holding()
+        for case_id, terms in new.items():
+            holding.add(case_id, terms)
+        affected = set(holding.cases).union(*old.values())
+        _adjust_terms(BitMap(ids), holding, affected, surface)
         return len(new)
 
 
@@ -134,15 +163,15 @@ def _rebuild() -> int:
     SearchTerm.objects.all().delete()
     words = value_words()
     surface: dict[str, str] = {}
-    counts: Counter[str] = Counter()
+    holding = Holding()
     written = 0
     for chunk in _chunks(list(Case.objects.order_by("id").values_list("id", flat=True))):
         new = _write(chunk, words, surface, replace=False)
-        for terms in new.values():
-            counts.update(terms)
+        for case_id, terms in new.items():
+            holding.add(case_id, terms)
         written += len(new)
     SearchTerm.objects.bulk_create(
-        [SearchTerm(term=t, word=surface.get(t, ""), cases=n) for t, n in counts.items()]
+        [_term_row(term, surface.get(term, ""), holding) for term in holding.cases]
         + [SearchTerm(term=DOCUMENT_COUNT_TERM, word="", cases=written)],
         batch_size=1_000,
     )
@@ -154,17 +183,32 @@ def _rebuild() -> int:
     return written
 
 
+def _term_row(term: str, word: str, holding: Holding) -> SearchTerm:
+    cases = holding.cases[term]
+    return SearchTerm(
+        term=term,
+        word=word,
+        cases=len(cases),
+        postings=postings.encode(cases),
+        title_postings=postings.encode(holding.title.get(term, BitMap())),
+        summary_postings=postings.encode(holding.summary.get(term, BitMap())),
+    )
+
+
 def _write(
     ids: list[int], words: dict[int, str], surface: dict[str, str], *, replace: bool = True
-) -> dict[int, set[str]]:
-    """Write the index rows of `ids` (chunked); the set of stems of each case written."""
-    terms: dict[int, set[str]] = {}
+) -> dict[int, CaseTerms]:
+    """Write the index rows of `ids` (chunked); the stems of each case written."""
+    terms: dict[int, CaseTerms] = {}
     for chunk in _chunks(ids):
         rows: list[tuple[int | str, ...]] = []
         for document in search_documents(chunk, words):
             columns = [_stemmed(text, surface) for text in document.columns()]
-            terms[document.case_id] = {t for column in columns for t in column}
-            terms[document.case_id].update(document.tags)
+            terms[document.case_id] = CaseTerms(
+                frozenset({t for column in columns for t in column}.union(document.tags)),
+                frozenset(columns[0]),
+                frozenset(columns[1] + columns[2]),
+            )
             title, summary, facets, body = (" ".join(column) for column in columns)
             tags = " ".join(document.tags)
             if connection.vendor == "postgresql":
@@ -207,16 +251,38 @@ def _indexed_terms(ids: list[int]) -> dict[int, set[str]]:
     return found
 
 
-def _adjust_terms(delta: Counter[str], surface: dict[str, str]) -> None:
-    changed = {t: n for t, n in delta.items() if n}
-    existing = {t.term: t for t in SearchTerm.objects.filter(term__in=list(changed))}
+def _adjust_terms(
+    ids: BitMap, holding: Holding, affected: set[str], surface: dict[str, str]
+) -> None:
+    """Rewrite the postings (and counts) of the terms the cases `ids` held or hold: those cases
+    taken out, then put back where `holding` has them."""
+    rows = SearchTerm.objects.filter(term__in=sorted(affected))
+    if connection.vendor == "postgresql":
+        rows = rows.select_for_update()  # two writers must not lose each other's cases
+    existing = {t.term: t for t in rows}
     to_create = []
-    for term, change in changed.items():
-        if term in existing:
-            existing[term].cases = max(0, existing[term].cases + change)
-        elif change > 0:
-            to_create.append(SearchTerm(term=term, word=surface.get(term, ""), cases=change))
-    SearchTerm.objects.bulk_update(existing.values(), ["cases"], batch_size=1_000)
+    for term in sorted(affected):
+        row = existing.get(term)
+        if row is None:
+            if term in holding.cases:
+                to_create.append(_term_row(term, surface.get(term, ""), holding))
+            continue
+        updated = []
+        for stored, new in (
+            (row.postings, holding.cases),
+            (row.title_postings, holding.title),
+            (row.summary_postings, holding.summary),
+        ):
+            cases = postings.decode(stored) - ids
+            cases |= new.get(term, BitMap())
+            updated.append(postings.encode(cases))
+        row.postings, row.title_postings, row.summary_postings = updated
+        row.cases = len(postings.decode(row.postings))
+    SearchTerm.objects.bulk_update(
+        existing.values(),
+        ["cases", "postings", "title_postings", "summary_postings"],
+        batch_size=1_000,
+    )
     SearchTerm.objects.bulk_create(to_create, batch_size=1_000)
     SearchTerm.objects.update_or_create(
         term=DOCUMENT_COUNT_TERM,
