@@ -10,6 +10,9 @@ back in bulk, in its own transaction: tests that change data stay isolated, and 
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import shutil
 from collections.abc import Callable
 from importlib import import_module
@@ -127,15 +130,41 @@ def _empty_cache() -> None:
     facet_index.forget()  # each process's facet index, likewise
 
 
+def _shared_snapshot(path: Path, folder: Path, take: Callable[[], Snapshot]) -> Snapshot:
+    """A snapshot the processes of one pytest-xdist run share: the first to need a library takes
+    it and pickles it into `folder` (under a lock), the others read it (one load per run)."""
+    key = f"{path.relative_to(REPO_ROOT)}-{connection.vendor}".replace("/", "_")
+    pickled = folder / f"library-{key}.pickle"
+    with open(folder / f"library-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if pickled.exists():
+            loaded: Snapshot = pickle.loads(pickled.read_bytes())
+            return loaded
+        taken = take()
+        pickled.write_bytes(pickle.dumps(taken))
+        return taken
+
+
 @pytest.fixture(scope="session")
-def library_snapshot(django_db_setup: None, django_db_blocker: Any) -> Callable[[Path], Snapshot]:
-    """A library's rows by folder, each library loaded at most once per session (on first use)."""
+def library_snapshot(
+    django_db_setup: None,
+    django_db_blocker: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Path], Snapshot]:
+    """A library's rows by folder, each library loaded at most once per session (on first use),
+    and once per run when pytest-xdist runs the session in several processes."""
     taken: dict[Path, Snapshot] = {}
+    # Under xdist each process has its own base temporary folder; their parent is the run's.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    shared = tmp_path_factory.getbasetemp().parent if worker else None
 
     def snapshot(path: Path) -> Snapshot:
         if path not in taken:
             with django_db_blocker.unblock():
-                taken[path] = _take_snapshot(path)
+                if shared is None:
+                    taken[path] = _take_snapshot(path)
+                else:
+                    taken[path] = _shared_snapshot(path, shared, lambda: _take_snapshot(path))
         return taken[path]
 
     return snapshot

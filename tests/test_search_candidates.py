@@ -135,3 +135,18 @@ def test_the_page_matches_once_and_asks_the_engine_once(
 def _full_slug(text: str) -> str:
     search = TextSearch(text)
     return str(search.apply(Case.objects.all()).values_list("slug", flat=True)[0])
+
+
+def test_the_api_lists_a_search_as_the_full_ranked_query(
+    seeded_library: None, client: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(plan, "RANK_WHOLE", 0)
+    monkeypatch.setattr(plan, "RANK_FIRST", 3)
+    text = "the api server fell over when every node started listing pods at once"
+    body = client.get("/api/cases/", {"q": text, "page_size": 10}).json()  # type: ignore[attr-defined]
+    search = TextSearch(text)
+    full = search.apply(Case.objects.all())
+    assert body["count"] == full.count()
+    assert [row["slug"] for row in body["results"]] == list(
+        full.values_list("slug", flat=True)[:10]
+    )

@@ -283,12 +283,27 @@ class TextSearch:
         found: list[tuple[float, BitMap]] = []
         for term, bound in backend.term_bounds(weighted):
             cases = self._ranked_cases(term)
-            if backend.is_postgres() and not term.is_phrase and not backend.is_tag(term):
+            if not backend.is_postgres() or backend.is_tag(term):
+                found.append((bound, cases))
+            elif not term.is_phrase:
                 title, summary = self._title[term.stems], self._summary[term.stems]
                 found += [(bound / 4, cases), (bound / 4, summary | title), (bound / 2, title)]
+            elif len(set(term.stems)) > 1:
+                # ts_rank of a phrase is 1e-20 in a case holding one of its words, and at most
+                # 1 in a case holding two or more.
+                found += [(bound * 1e-19, cases), (bound, self._two_words(term))]
             else:
                 found.append((bound, cases))
         return found
+
+    def _two_words(self, term: Term) -> BitMap:
+        """The cases holding at least two distinct words of a phrase."""
+        seen, twice = BitMap(), BitMap()
+        for stem in dict.fromkeys(term.stems):
+            cases = self._cases_of(Term((stem,), stem))
+            twice |= seen & cases
+            seen |= cases
+        return twice
 
     def _rank(self, case_ids: BitMap | None, k: int) -> list[Case]:
         """The first k of the given cases (None: of all) in `apply()`'s order, with their

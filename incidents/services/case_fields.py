@@ -15,7 +15,7 @@ from incidents.facets import FACETS, ORGANISATION
 from incidents.models import CaseKind, DatePrecision, Setting, SourceKind
 from incidents.services.breakdown_fields import read_breakdowns
 from incidents.services.cost_fields import LEGACY_COST_KEY, read_costs
-from incidents.services.field_lists import list_items
+from incidents.services.field_lists import ListOf, list_items
 from incidents.services.library_entries import (
     CASE_KEYS,
     SHARED_KINDS,
@@ -37,6 +37,18 @@ ARCHIVED_URL_MAX = 600
 UNIT_MAX = 40
 # NUL and other control characters: PostgreSQL refuses NUL in text, and none belongs in a case.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+SOURCES = ListOf(
+    "sources",
+    frozenset({"url", "kind", "title", "archived_url"}),
+    "sources",
+    "url, kind, title, archived_url",
+)
+KEY_FIGURES = ListOf(
+    "key_figures",
+    frozenset({"value", "unit", "measures", "source"}),
+    "{value, unit, measures, source}",
+    "value, unit, measures, source",
+)
 
 
 class FieldReader:
@@ -276,12 +288,7 @@ def _read_sources(c: FieldReader, value: Any) -> list[SourceEntry]:
         c.add("sources", "is required (a list of at least one source with a url)")
         return []
     sources: list[SourceEntry] = []
-    for index, item in enumerate(value):
-        where = f"sources[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with url, kind, title, archived_url")
-            continue
-        c.unknown_keys(item, {"url", "kind", "title", "archived_url"}, prefix=f"{where}.")
+    for where, item in SOURCES.items(c, value):
         url = c.url(item.get("url"), f"{where}.url")
         kind = item.get("kind", SourceKind.PRIMARY)
         if kind not in SourceKind.values:
@@ -303,13 +310,7 @@ def _read_sources(c: FieldReader, value: Any) -> list[SourceEntry]:
 
 def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[FigureEntry]:
     figures: list[FigureEntry] = []
-    expected = "a list of {value, unit, measures, source}"
-    for index, item in enumerate(list_items(c, value, "key_figures", expected)):
-        where = f"key_figures[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with value, unit, measures, source")
-            continue
-        c.unknown_keys(item, {"value", "unit", "measures", "source"}, prefix=f"{where}.")
+    for where, item in KEY_FIGURES.items(c, value):
         number = c.number(item.get("value"), f"{where}.value")
         measures = c.text(item, "measures", required=True, max_len=300)
         unit = c.text(item, "unit", where=where, required=False, max_len=UNIT_MAX)
