@@ -7,6 +7,10 @@ Evidence for a value, strongest first:
   words between them, its function words optional, a verb and particle apart or together
   ("timed out", "timeout") (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
+- the like-cases prior: its share of the tags of the library's cases most like the text
+  (incidents.suggest.prior, in memory, no search), counted only when the text also holds a rare
+  word of the value's own wording, name, aliases, phrases or description (`PRIOR_WEIGHT`); the
+  suggestion then names those cases (`like`);
 - weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
   that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
   after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
@@ -71,11 +75,12 @@ GAP_FACTOR = 0.9
 # times PRIOR_WEIGHT, times how well the text supports it: 1 for a word of its own wording
 # that at most SUPPORT_MAX_VALUES values use, or other evidence below the threshold;
 # SUPPORT_WEAK for a word many values use; 0 (not raised) with no support at all.
-PRIOR_WEIGHT = 0.8
+PRIOR_WEIGHT = 0.7
 SUPPORT_MAX_VALUES = 4.0
 SUPPORT_WEAK = 0.0
 # ... and a word at least this common in English ("because", "every", "used") supports nothing.
 SUPPORT_MAX_ZIPF = 4.0
+WORDING_MAX_ZIPF = 4.0
 # Evidence of the value's own below the threshold supports it this much.
 OWN_SUPPORT = 0.0
 # An organisation is named, never implied by the cases a text is like.
@@ -199,12 +204,17 @@ def _like_cases(
         return {}, {}
     supporting: dict[int, list[tuple[float, str]]] = defaultdict(list)
     for word in content:
-        if _zipf(word.key) >= SUPPORT_MAX_ZIPF:
-            continue
-        using = lexicon.support.get(word.stem, frozenset())
-        strength = 1.0 if len(using) <= SUPPORT_MAX_VALUES else SUPPORT_WEAK
-        for value_id in using & shares.keys() if strength else ():
-            supporting[value_id].append((strength, word.written))
+        zipf = _zipf(word.key)
+        for index, most_common in (
+            (lexicon.support, WORDING_MAX_ZIPF),
+            (lexicon.described, SUPPORT_MAX_ZIPF),
+        ):
+            if zipf >= most_common:
+                continue
+            using = index.get(word.stem, frozenset())
+            strength = 1.0 if len(using) <= SUPPORT_MAX_VALUES else SUPPORT_WEAK
+            for value_id in using & shares.keys() if strength else ():
+                supporting[value_id].append((strength, word.written))
     boosts: dict[int, tuple[float, tuple[str, ...]]] = {}
     shown: dict[int, list[str]] = {}
     for value_id, share in shares.items():

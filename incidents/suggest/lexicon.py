@@ -191,8 +191,10 @@ class Lexicon:
     # The tagged cases for the like-cases prior (incidents.suggest.prior), and their labels.
     cases: CaseIndex = field(default_factory=CaseIndex)
     case_labels: list[str] = field(default_factory=list)
-    # stem -> the values whose own wording (name, aliases, phrases, description) uses it.
+    # stem -> the values whose own wording (name, aliases, phrases) uses it.
     support: dict[str, frozenset[int]] = field(default_factory=dict)
+    # ... and the values whose description uses it.
+    described: dict[str, frozenset[int]] = field(default_factory=dict)
     _ancestors: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -225,13 +227,16 @@ class Lexicon:
         """Each value's own words, as stems (function words left out), for the prior."""
         function_stems = {stem(w) for w in FUNCTION_WORDS}
         support: dict[str, set[int]] = defaultdict(set)
+        described: dict[str, set[int]] = defaultdict(set)
         for value in self.values.values():
-            wording = [value.name, *value.aliases, *value.phrases, value.description]
-            for text in wording:
-                for s in stems(text):
-                    if s not in function_stems and len(s) > 1:
-                        support[s].add(value.id)
+            wording = [value.name, *value.aliases, *value.phrases]
+            for into, texts in ((support, wording), (described, [value.description])):
+                for text in texts:
+                    for s in stems(text):
+                        if s not in function_stems and len(s) > 1:
+                            into[s].add(value.id)
         self.support = {s: frozenset(ids) for s, ids in support.items()}
+        self.described = {s: frozenset(ids) for s, ids in described.items()}
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 # The first cases of the ranking whose tags count, and the least share of the best case's
 # score a case needs to count at all (a case matching one common word is no neighbour).
 PRIOR_CASES = 5
-MIN_RELATIVE_SCORE = 0.35
+MIN_RELATIVE_SCORE = 0.5
 # BM25's constants (document length normalisation; a word counts once per case).
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -58,7 +58,7 @@ class CaseIndex:
         index.average_length = (sum(index.lengths) / total) if total else 1.0
         return index
 
-    def ranked(self, query: Iterable[str], count: int = PRIOR_CASES) -> list[tuple[int, float]]:
+    def ranked(self, query: Iterable[str], count: int | None = None) -> list[tuple[int, float]]:
         """The first `count` cases for the stems, (document number, BM25 score), best first."""
         scores: dict[int, float] = defaultdict(float)
         for s in set(query):
@@ -69,7 +69,9 @@ class CaseIndex:
             for number in cases:
                 norm = 1 - BM25_B + BM25_B * self.lengths[number] / self.average_length
                 scores[number] += idf * (BM25_K1 + 1) / (1 + BM25_K1 * norm)
-        return heapq.nlargest(count, scores.items(), key=lambda item: (item[1], -item[0]))
+        return heapq.nlargest(
+            count or PRIOR_CASES, scores.items(), key=lambda item: (item[1], -item[0])
+        )
 
     def prior(self, query: Iterable[str]) -> tuple[dict[int, float], dict[int, list[int]]]:
         """Per value, the share of the neighbours' weight its cases hold (0 to 1), and which
