@@ -8,9 +8,8 @@ Evidence for a value, strongest first:
   ("timed out", "timeout") (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
 - the like-cases prior: its share of the tags of the library's cases most like the text
-  (incidents.suggest.prior, in memory, no search), counted only when the text also holds a rare
-  word of the value's own wording, name, aliases, phrases or description (`PRIOR_WEIGHT`); the
-  suggestion then names those cases (`like`);
+  (incidents.suggest.like), counted only when the text also holds a rare word of the value's
+  own wording; the suggestion then names those cases (`like`);
 - weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
   that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
   after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
@@ -28,17 +27,16 @@ the bus"), where it names where the thing happened, but nothing else may ("leak"
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
-from wordfreq import zipf_frequency
 
 from incidents.facets import ORGANISATION
 from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon, Term
+from incidents.suggest.like import like_cases
 from incidents.suggest.words import Token, stem, tokens
 
 # Tuned on the tune half of the evaluation set (`manage.py eval_suggestions --split tune
@@ -71,22 +69,6 @@ LEARNED_MIN_WORDS = 2
 LEARNED_SHOWN = 0.05
 MAX_GAP = 2
 GAP_FACTOR = 0.9
-# The like-cases prior (incidents.suggest.prior): a value's share of the neighbours' weight,
-# times PRIOR_WEIGHT, times how well the text supports it: 1 for a word of its own wording
-# that at most SUPPORT_MAX_VALUES values use, or other evidence below the threshold;
-# SUPPORT_WEAK for a word many values use; 0 (not raised) with no support at all.
-PRIOR_WEIGHT = 0.7
-SUPPORT_MAX_VALUES = 4.0
-SUPPORT_WEAK = 0.0
-# ... and a word at least this common in English ("because", "every", "used") supports nothing.
-SUPPORT_MAX_ZIPF = 4.0
-WORDING_MAX_ZIPF = 4.0
-# Evidence of the value's own below the threshold supports it this much.
-OWN_SUPPORT = 0.0
-# An organisation is named, never implied by the cases a text is like.
-UNLIKE_FACETS = frozenset({ORGANISATION.facet})
-# Neighbours a suggestion names as "like cases", at most.
-LIKE_SHOWN = 2
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000
 # A component may sit inside the match of a value of these facets ("NCCL" in "NCCL timeout").
@@ -148,7 +130,7 @@ def suggest(
         v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
         for v in set(by_value) | set(learned)
     }
-    like, support_words = _like_cases(lexicon, words, own)
+    like, support_words = like_cases(lexicon, words)
     before = _with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
         own[v] = 1 - (1 - own.get(v, 0.0)) * (1 - boost[0])
@@ -189,56 +171,6 @@ def suggest(
             replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
         )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
-
-
-def _like_cases(
-    lexicon: Lexicon,
-    words: Sequence[Token],
-    own: dict[int, float],
-) -> tuple[dict[int, tuple[float, tuple[str, ...]]], dict[int, list[str]]]:
-    """Per value the like-cases prior raises, (its boost, the like cases' labels), and the
-    words of the text that support it (see PRIOR_WEIGHT)."""
-    content = [w for w in words if w.key not in FUNCTION_WORDS]
-    shares, holders = lexicon.cases.prior(w.stem for w in content)
-    if not shares:
-        return {}, {}
-    supporting: dict[int, list[tuple[float, str]]] = defaultdict(list)
-    for word in content:
-        zipf = _zipf(word.key)
-        for index, most_common in (
-            (lexicon.support, WORDING_MAX_ZIPF),
-            (lexicon.described, SUPPORT_MAX_ZIPF),
-        ):
-            if zipf >= most_common:
-                continue
-            using = index.get(word.stem, frozenset())
-            strength = 1.0 if len(using) <= SUPPORT_MAX_VALUES else SUPPORT_WEAK
-            for value_id in using & shares.keys() if strength else ():
-                supporting[value_id].append((strength, word.written))
-    boosts: dict[int, tuple[float, tuple[str, ...]]] = {}
-    shown: dict[int, list[str]] = {}
-    for value_id, share in shares.items():
-        if value_id not in lexicon.values or lexicon.values[value_id].facet in UNLIKE_FACETS:
-            continue
-        strength = max((s for s, _w in supporting.get(value_id, [])), default=0.0)
-        if own.get(value_id, 0.0) > 0:
-            strength = max(strength, OWN_SUPPORT)
-        if strength <= 0:
-            continue
-        labels = tuple(
-            label
-            for label in (lexicon.case_labels[n] for n in holders[value_id][:LIKE_SHOWN])
-            if label
-        )
-        boosts[value_id] = (PRIOR_WEIGHT * share * strength, labels)
-        shown[value_id] = list(dict.fromkeys(w for _s, w in supporting.get(value_id, [])))
-    return boosts, shown
-
-
-@functools.lru_cache(maxsize=65_536)
-def _zipf(key: str) -> float:
-    """How common a word is in English (wordfreq's Zipf scale)."""
-    return float(zipf_frequency(key, "en"))
 
 
 def _allowed_typos(token: str) -> int:
