@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 PRIOR_CASES = 5
 MIN_RELATIVE_SCORE = 0.5
 # BM25's constants (document length normalisation; a word counts once per case).
+# Words more than this share of the cases hold rank nothing (their idf is small) and would cost
+# a visit of most cases each.
+COMMON_SHARE = 0.25
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -61,9 +64,10 @@ class CaseIndex:
     def ranked(self, query: Iterable[str], count: int | None = None) -> list[tuple[int, float]]:
         """The first `count` cases for the stems, (document number, BM25 score), best first."""
         scores: dict[int, float] = defaultdict(float)
+        most = max(2.0, COMMON_SHARE * len(self.lengths))
         for s in set(query):
             cases = self.postings.get(s)
-            if not cases:
+            if not cases or len(cases) > most:
                 continue
             idf = self.idf[s]
             for number in cases:
