@@ -68,12 +68,46 @@ def test_a_common_english_word_supports_nothing() -> None:
 def test_case_index_ranks_the_case_sharing_the_rarer_words_first() -> None:
     index = CaseIndex.build(
         [
-            (frozenset({"bitflip", "gradient", "run"}), frozenset({1})),
-            (frozenset({"run", "kernel"}), frozenset({2})),
+            (frozenset({"bitflip", "gradient", "marginal", "run"}), frozenset({1})),
+            (frozenset({"gradient", "marginal", "run", "kernel"}), frozenset({2})),
+            (frozenset({"kernel", "upgrad", "host"}), frozenset({3})),
+            (frozenset({"kernel", "runtime", "host"}), frozenset({3})),
         ]
     )
-    ranked = index.ranked(["bitflip", "run"])
-    assert [number for number, _score in ranked] == [0, 1]
-    shares, holders = index.prior(["bitflip", "run"])
-    assert shares[1] > shares.get(2, 0.0)
+    query = ["bitflip", "gradient", "marginal", "run"]
+    assert [number for number, _score in index.ranked(query)] == [0, 1]
+    shares, holders = index.prior(query)
+    assert shares[1] > shares[2] > 0
     assert holders[1] == [0]
+
+
+def test_a_case_sharing_a_word_or_two_is_not_like_the_text() -> None:
+    index = CaseIndex.build(
+        [(frozenset({"timeout", "hit", "etcd"}), frozenset({1}))]
+        + [(frozenset({"kernel", "upgrad", f"host{n}"}), frozenset({2})) for n in range(5)]
+    )
+    assert index.ranked(["hit", "timeout"]) == []
+    assert index.prior(["hit", "timeout"]) == ({}, {})
+    assert index.ranked(["hit", "timeout", "etcd"]) != []
+
+
+def test_a_word_naming_a_value_outright_supports_no_narrower_value_of_its_facet() -> None:
+    timeout = ValueRecord(10, "symptom", "timeout", "Timeout")
+    nccl_timeout = ValueRecord(11, "symptom", "nccl-timeout", "NCCL timeout", parent_id=10)
+    fillers = [
+        Document(f"a kernel upgrade broke host {n} and its container runtime", frozenset())
+        for n in range(4)
+    ]
+    cases = [
+        Document(
+            "allreduce stalled on rank seven, an NCCL timeout killed the pretraining",
+            frozenset({10, 11}),
+            "Allreduce stall",
+        ),
+        *fillers,
+    ]
+    lexicon = Lexicon.build([timeout, nccl_timeout], cases)
+    text = "the pretraining hit a timeout after the allreduce stalled on rank seven"
+    found = {lexicon.values[f.value_id].slug for f in engine.suggest(lexicon, text)}
+    # "timeout" names Timeout; the like case alone does not make it an NCCL timeout.
+    assert found == {"timeout"}

@@ -130,7 +130,10 @@ def suggest(
         v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
         for v in set(by_value) | set(learned)
     }
-    like, support_words = like_cases(lexicon, words)
+    named = {
+        i: hit.term.value_id for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in hit.words_at()
+    }
+    like, support_words = like_cases(lexicon, words, named)
     before = _with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
         own[v] = 1 - (1 - own.get(v, 0.0)) * (1 - boost[0])

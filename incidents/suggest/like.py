@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from wordfreq import zipf_frequency
 
@@ -46,14 +46,32 @@ def _zipf(key: str) -> float:
     return float(zipf_frequency(key, "en"))
 
 
-def like_cases(lexicon: Lexicon, words: Sequence[Token]) -> tuple[Boosts, dict[int, list[str]]]:
-    """Per value the prior raises, its boost and like cases; and the words supporting it."""
+def _may_support(lexicon: Lexicon, value_id: int, claimed: int | None) -> bool:
+    """Whether a word that names `claimed` outright (None: nothing) may support `value_id`."""
+    if claimed is None or claimed not in lexicon.values:
+        return True
+    same_facet = lexicon.values[value_id].facet == lexicon.values[claimed].facet
+    return not same_facet or value_id == claimed or value_id in lexicon.ancestors(claimed)
+
+
+def like_cases(
+    lexicon: Lexicon, words: Sequence[Token], named: Mapping[int, int] | None = None
+) -> tuple[Boosts, dict[int, list[str]]]:
+    """Per value the prior raises, its boost and like cases; and the words supporting it.
+
+    `named`: the positions of words that already name a value outright (an explicit match),
+    with that value: such a word supports no other value of its facet but a broader one ("the
+    job hit a timeout" names Timeout, not NCCL timeout).
+    """
     content = [w for w in words if w.key not in FUNCTION_WORDS]
     shares, holders = lexicon.cases.prior(w.stem for w in content)
     if not shares:
         return {}, {}
     supporting: dict[int, list[str]] = defaultdict(list)
-    for word in content:
+    for position, word in enumerate(words):
+        if word.key in FUNCTION_WORDS:
+            continue
+        claimed = (named or {}).get(position)
         zipf = _zipf(word.key)
         for index, most_common in (
             (lexicon.support, WORDING_MAX_ZIPF),
@@ -62,7 +80,8 @@ def like_cases(lexicon: Lexicon, words: Sequence[Token]) -> tuple[Boosts, dict[i
             using = index.get(word.stem, frozenset())
             if zipf < most_common and len(using) <= SUPPORT_MAX_VALUES:
                 for value_id in using & shares.keys():
-                    supporting[value_id].append(word.written)
+                    if _may_support(lexicon, value_id, claimed):
+                        supporting[value_id].append(word.written)
     boosts: Boosts = {}
     for value_id in supporting:
         if value_id not in lexicon.values or lexicon.values[value_id].facet in UNLIKE_FACETS:

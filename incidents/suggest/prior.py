@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 # score a case needs to count at all (a case matching one common word is no neighbour).
 PRIOR_CASES = 5
 MIN_RELATIVE_SCORE = 0.5
+# A case is like the text only if it holds at least this many of its words (a word or two in common
+# is a topic: "the job hit a timeout" is like every case that mentions a timeout).
+MIN_SHARED_WORDS = 3
 # BM25's constants (document length normalisation; a word counts once per case).
 # Words more than this share of the cases hold rank nothing (their idf is small) and would cost
 # a visit of most cases each.
@@ -64,6 +67,7 @@ class CaseIndex:
     def ranked(self, query: Iterable[str], count: int | None = None) -> list[tuple[int, float]]:
         """The first `count` cases for the stems, (document number, BM25 score), best first."""
         scores: dict[int, float] = defaultdict(float)
+        shared: dict[int, int] = defaultdict(int)
         most = max(2.0, COMMON_SHARE * len(self.lengths))
         for s in set(query):
             cases = self.postings.get(s)
@@ -73,6 +77,9 @@ class CaseIndex:
             for number in cases:
                 norm = 1 - BM25_B + BM25_B * self.lengths[number] / self.average_length
                 scores[number] += idf * (BM25_K1 + 1) / (1 + BM25_K1 * norm)
+                shared[number] += 1
+        for number in [n for n, count in shared.items() if count < MIN_SHARED_WORDS]:
+            del scores[number]
         return heapq.nlargest(
             count or PRIOR_CASES, scores.items(), key=lambda item: (item[1], -item[0])
         )
