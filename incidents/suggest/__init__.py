@@ -41,7 +41,8 @@ class Suggestion:
     exact: bool  # False when a typo was forgiven
     score: float = 1.0  # 0 to 1; suggested from THRESHOLD up
     words: tuple[str, ...] = ()  # every word of the text that counted for it
-    via: str = "name"  # name, alias, phrase, learned or children
+    via: str = "name"  # name, alias, phrase, learned, children or like (the like-cases prior)
+    like: tuple[str, ...] = ()  # titles of the like cases that raised it (incidents.suggest.prior)
 
     @property
     def facet(self) -> str:
@@ -82,4 +83,5 @@ def _suggestion(found: Found, value: FacetValue) -> Suggestion:
         score=found.score,
         words=found.words,
         via=found.via,
+        like=found.like,
     )

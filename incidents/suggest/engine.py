@@ -7,6 +7,9 @@ Evidence for a value, strongest first:
   words between them, its function words optional, a verb and particle apart or together
   ("timed out", "timeout") (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
+- the like-cases prior: its share of the tags of the library's cases most like the text
+  (incidents.suggest.like), counted only when the text also holds a rare word of the value's
+  own wording; the suggestion then names those cases (`like`);
 - weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
   that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
   after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
@@ -33,6 +36,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.facets import ORGANISATION
 from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon, Term
+from incidents.suggest.like import like_cases
 from incidents.suggest.words import Token, stem, tokens
 
 # Tuned on the tune half of the evaluation set (`manage.py eval_suggestions --split tune
@@ -103,6 +107,7 @@ class Found:
     via: str  # "name", "alias", "phrase", "learned" or "children"
     position: int  # where in the text it was named (for ordering)
     length: int = 0  # how many words its best match spans (the longer first at one position)
+    like: tuple[str, ...] = ()  # the like cases that raised it (labels), if the prior did
 
 
 def suggest(
@@ -125,6 +130,13 @@ def suggest(
         v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
         for v in set(by_value) | set(learned)
     }
+    named = {
+        i: hit.term.value_id for hit in hits if hit.score > AMBIGUOUS_WEIGHT for i in hit.words_at()
+    }
+    like, support_words = like_cases(lexicon, words, named)
+    before = _with_children(lexicon, own, explicit) if like else {}
+    for v, boost in like.items():
+        own[v] = 1 - (1 - own.get(v, 0.0)) * (1 - boost[0])
     total = _with_children(lexicon, own, explicit)
 
     chosen = {v for v, s in total.items() if s >= threshold}
@@ -144,6 +156,10 @@ def suggest(
             learned_words.get(v, []) if shown else [],
             "",
         )
+        # The like cases are shown when the value needed them to pass.
+        liked = like[v][1] if v in like and before.get(v, 0.0) < threshold else ()
+        if not own_hits and not own_words and liked:
+            via, own_words = "like", support_words.get(v, [])
         if not own_hits and not own_words:
             # Named through its children: their words are its words.
             via = "children"
@@ -154,7 +170,9 @@ def suggest(
                 if v in lexicon.ancestors(c) and learned.get(c, 0.0) >= LEARNED_SHOWN
                 for w in ws
             ]
-        found.append(_found(text, words, v, total[v], own_hits, own_words, via))
+        found.append(
+            replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
+        )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
 
 
