@@ -5,7 +5,12 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PYTEST_ARGS ?=
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database, live
+# server, browser and API servers; a test module stays on one process (its module fixtures are
+# made once). More processes than cores pays: the API-server and browser tests mostly wait.
+# TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these options.
+TEST_WORKERS ?= 4
+PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope
 
 .PHONY: run serve test install install-dev provision lint bench kubegap.pyz bench-kubegap bench-graph
 

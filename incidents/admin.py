@@ -16,13 +16,30 @@ from incidents.services.search_index import refresh_search_index
 _Row = TypeVar("_Row", bound=Model)
 
 
+class ReindexingAdmin(admin.ModelAdmin[_Row]):
+    """An admin whose inlines hold searchable text: `reindex(obj)` runs once they are saved."""
+
+    def save_related(
+        self,
+        request: HttpRequest,
+        form: ModelForm[Any],
+        formsets: list[BaseInlineFormSet[Any, Any, Any]],
+        change: bool,
+    ) -> None:
+        super().save_related(request, form, formsets, change)
+        self.reindex(form.instance)
+
+    def reindex(self, obj: _Row) -> None:
+        refresh_search_index()
+
+
 class FacetAliasInline(admin.TabularInline[models.FacetAlias, models.FacetValue]):
     model = models.FacetAlias
     extra = 1
 
 
 @admin.register(models.FacetValue)
-class FacetValueAdmin(admin.ModelAdmin[models.FacetValue]):
+class FacetValueAdmin(ReindexingAdmin[models.FacetValue]):
     list_display = ["name", "facet", "slug", "parent"]
     list_filter = ["facet"]
     search_fields = ["name", "slug", "aliases__text"]
@@ -37,14 +54,7 @@ class FacetValueAdmin(admin.ModelAdmin[models.FacetValue]):
         if "parent" in form.changed_data:
             refresh_implied_links()
 
-    def save_related(
-        self,
-        request: HttpRequest,
-        form: ModelForm[Any],
-        formsets: list[BaseInlineFormSet[Any, Any, Any]],
-        change: bool,
-    ) -> None:
-        super().save_related(request, form, formsets, change)
+    def reindex(self, obj: models.FacetValue) -> None:
         refresh_search_index()  # the value's name and aliases are searchable text of its cases
 
 
@@ -135,7 +145,7 @@ class CaseLessonInline(CaseItemInline[models.CaseLesson]):
 
 
 @admin.register(models.Case)
-class CaseAdmin(admin.ModelAdmin[models.Case]):
+class CaseAdmin(ReindexingAdmin[models.Case]):
     list_display = ["title", "kind", "setting", "period_start", "updated_at"]
     list_filter = ["kind", "setting"]
     search_fields = ["title", "summary", "slug"]
@@ -151,16 +161,9 @@ class CaseAdmin(admin.ModelAdmin[models.Case]):
         CaseLessonInline,
     ]
 
-    def save_related(
-        self,
-        request: HttpRequest,
-        form: ModelForm[Any],
-        formsets: list[BaseInlineFormSet[Any, Any, Any]],
-        change: bool,
-    ) -> None:
-        super().save_related(request, form, formsets, change)
-        refresh_implied_links([form.instance.pk])
-        refresh_search_index([form.instance.pk])
+    def reindex(self, obj: models.Case) -> None:
+        refresh_implied_links([obj.pk])
+        refresh_search_index([obj.pk])
 
 
 @admin.register(models.Remediation, models.ActionItem, models.Lesson)

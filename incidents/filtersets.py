@@ -16,6 +16,7 @@ Apply it through `incidents.selectors.cases.case_queryset`, never by hand.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import django_filters
@@ -82,6 +83,23 @@ def field_value_label(name: str, value: str) -> str:
     return str(labels.get(value, value))
 
 
+class _CopiedFilterByFilter(dict[str, django_filters.Filter]):
+    """A FilterSet's `base_filters`, which django-filter deep-copies for every FilterSet (every
+    request, and every `without`): here each filter is copied on its own, sharing its
+    definition (choices, labels, widgets), which no FilterSet changes, instead of copying all
+    of it again. A filter with a `method` is bound to its copy, as a deep copy binds it."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, django_filters.Filter]:
+        copies = {}
+        for name, original in self.items():
+            filter_ = copy.copy(original)
+            method = getattr(original, "_method", None)
+            if method is not None:
+                filter_.method = method  # a FilterMethod of the copy, not of the original
+            copies[name] = filter_
+        return copies
+
+
 class CaseFilterSet(django_filters.FilterSet):
     """Facet, text and case-field filters over cases, and their order."""
 
@@ -123,12 +141,25 @@ class CaseFilterSet(django_filters.FilterSet):
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         self._text_search = text_search
+        # The facets' choices, on the fields given a value (validating no value needs none).
+        given = set(self.data) if self.is_bound else set()
         for spec in FACETS:
-            choices = [(slug, slug) for slug in self.vocabulary.slugs(spec.facet)]
             for name in spec.params:
-                field = self.form.fields[name]
-                assert isinstance(field, forms.MultipleChoiceField)
-                field.choices = choices
+                if name in given:
+                    field = self.form.fields[name]
+                    assert isinstance(field, forms.MultipleChoiceField)
+                    field.choices = self.vocabulary.slug_choices(spec.facet)
+
+    def get_form_class(self) -> type[forms.Form]:
+        """The form of the filters, made once per class rather than once per FilterSet: its
+        fields are the same for every FilterSet (each form copies them; the facets' choices are
+        then set on the copies)."""
+        cls = type(self)
+        made: type[forms.Form] | None = cls.__dict__.get("_form_class")
+        if made is None:
+            made = super().get_form_class()
+            cls._form_class = made  # type: ignore[attr-defined]
+        return made
 
     @classmethod
     def get_filters(cls) -> dict[str, django_filters.Filter]:  # type: ignore[override]
@@ -200,7 +231,8 @@ class CaseFilterSet(django_filters.FilterSet):
             data,
             queryset=self.queryset,
             vocabulary=self.vocabulary,
-            text_search=self._text_search,
+            # Planned now if not yet: this FilterSet and its copies search with one plan.
+            text_search=self.text_search or self._text_search,
         )
         narrower.notes = self.notes
         return narrower
@@ -220,3 +252,6 @@ class CaseFilterSet(django_filters.FilterSet):
                 (name, str(int(v)) if name.startswith("year") else v) for v in values
             )
         return (*facet_pairs, *field_pairs)
+
+
+CaseFilterSet.base_filters = _CopiedFilterByFilter(CaseFilterSet.base_filters)

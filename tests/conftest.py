@@ -10,16 +10,22 @@ back in bulk, in its own transaction: tests that change data stay isolated, and 
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 import shutil
 from collections.abc import Callable
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.apps import apps
+from django.contrib.auth.models import Group, Permission
 from django.core.cache import cache
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
+from django.db.models.signals import post_migrate
 
 from incidents.models import SearchIndex
 from incidents.models.search import SEARCH_INDEX_TABLE
@@ -94,6 +100,26 @@ def _restore(snapshot: Snapshot) -> None:
         bump()
 
 
+def _rewrite_migration_rows(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    """Put back the rows the data migrations write (the version stamp, the Editors group) after
+    a flush. A transactional test ends with a flush, which empties every table and sends
+    post_migrate; without this, a test that ran after one on the same process (as pytest-xdist
+    may order them) would find no version stamp and no Editors group."""
+    if sender.label != "incidents":
+        return
+    import_module("incidents.migrations.0005_library_state").create_state(apps, None)
+    editors = import_module("incidents.migrations.0006_editors_group")
+    group, _ = Group.objects.using(using).get_or_create(name=editors.EDITORS)
+    group.permissions.add(
+        *Permission.objects.using(using).filter(
+            content_type__app_label="incidents", codename__in=editors.CODENAMES
+        )
+    )
+
+
+post_migrate.connect(_rewrite_migration_rows, dispatch_uid="tests.rewrite_migration_rows")
+
+
 @pytest.fixture(autouse=True)
 def _empty_cache() -> None:
     """Every test starts with an empty cache: tests roll back, so a version number comes back
@@ -104,15 +130,41 @@ def _empty_cache() -> None:
     facet_index.forget()  # each process's facet index, likewise
 
 
+def _shared_snapshot(path: Path, folder: Path, take: Callable[[], Snapshot]) -> Snapshot:
+    """A snapshot the processes of one pytest-xdist run share: the first to need a library takes
+    it and pickles it into `folder` (under a lock), the others read it (one load per run)."""
+    key = f"{path.relative_to(REPO_ROOT)}-{connection.vendor}".replace("/", "_")
+    pickled = folder / f"library-{key}.pickle"
+    with open(folder / f"library-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if pickled.exists():
+            loaded: Snapshot = pickle.loads(pickled.read_bytes())
+            return loaded
+        taken = take()
+        pickled.write_bytes(pickle.dumps(taken))
+        return taken
+
+
 @pytest.fixture(scope="session")
-def library_snapshot(django_db_setup: None, django_db_blocker: Any) -> Callable[[Path], Snapshot]:
-    """A library's rows by folder, each library loaded at most once per session (on first use)."""
+def library_snapshot(
+    django_db_setup: None,
+    django_db_blocker: Any,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Path], Snapshot]:
+    """A library's rows by folder, each library loaded at most once per session (on first use),
+    and once per run when pytest-xdist runs the session in several processes."""
     taken: dict[Path, Snapshot] = {}
+    # Under xdist each process has its own base temporary folder; their parent is the run's.
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    shared = tmp_path_factory.getbasetemp().parent if worker else None
 
     def snapshot(path: Path) -> Snapshot:
         if path not in taken:
             with django_db_blocker.unblock():
-                taken[path] = _take_snapshot(path)
+                if shared is None:
+                    taken[path] = _take_snapshot(path)
+                else:
+                    taken[path] = _shared_snapshot(path, shared, lambda: _take_snapshot(path))
         return taken[path]
 
     return snapshot

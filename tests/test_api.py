@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from rest_framework.request import Request
+from rest_framework.test import APIRequestFactory
 
+from incidents.api.serializers import CaseSummarySerializer
 from incidents.facets import FACETS
+from incidents.selectors import facet_index
+from incidents.selectors.cases import case_detail_queryset
+from incidents.services import load_library
 from tests.bulk import add_cases
+from tests.conftest import SMALL_LIBRARY
 from tests.queries import assert_max_queries
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +38,21 @@ def test_case_list_filters_like_the_pages(client: Client, small_library: None) -
         {"slug": "nccl-timeout", "name": "NCCL timeout"},
     ]
     assert row["url"] == "http://testserver/cases/flaky-network/"
+
+
+def test_list_rows_are_what_the_case_serializer_writes(
+    client: Client, seeded_library: None
+) -> None:
+    """The list writes its rows directly (CaseSummaryListSerializer); each is, key for key and
+    value for value, what CaseSummarySerializer's fields write for that case."""
+    rows = client.get("/api/cases/?page_size=100").json()["results"]
+    request = Request(APIRequestFactory().get("/api/cases/"))
+    cases = case_detail_queryset().in_bulk([row["slug"] for row in rows], field_name="slug")
+    assert len(rows) > 50
+    for row in rows:
+        expected = CaseSummarySerializer(cases[row["slug"]], context={"request": request}).data
+        assert row == json.loads(json.dumps(expected)), row["slug"]
+        assert list(row) == list(expected)  # in the same order
 
 
 def test_unknown_filter_value_is_a_400_naming_it_and_the_closest(
@@ -160,8 +184,11 @@ def test_openapi_schema_is_served(client: Client) -> None:
 @pytest.mark.parametrize(
     ("url", "pin"),
     [
-        ("/api/cases/", 5),  # version, vocabulary, count, a page of 20 cases, their facet values
-        ("/api/cases/?symptom=nccl-timeout&not_organisation=meta", 5),
+        # version, the facet index (vocabulary, the cases in order, their links: once per
+        # version and process; test_steady_lists_read_three_queries for the requests after),
+        # a page of 20 cases by id, their facet values (count and page from the index)
+        ("/api/cases/", 6),
+        ("/api/cases/?symptom=nccl-timeout&not_organisation=meta", 6),
         ("/api/facets/", 3 + len(FACETS)),  # version, vocabulary, count, one count per facet
         ("/api/facets/?symptom=job-crash&not_organisation=meta&kind=incident", 8),
         ("/api/checks/?page_size=100", 3),  # version, the cited cases' titles
@@ -179,6 +206,23 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
     for row in response.json().get("results", []):
         if "facets" in row:
             assert any(row["facets"].values()), row["slug"]  # every case is tagged
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "url", ["/api/cases/?page=2", "/api/cases/?not_organisation=meta&page=2", "/?page=2"]
+)
+def test_steady_lists_read_three_queries(client: Client, url: str) -> None:
+    """Once the process holds the facet index of the committed library, a list (API or page,
+    any page, any facet filter) reads the version, then its cases by id with their facet
+    values (one query on PostgreSQL, an array per case; two on SQLite)."""
+    load_library([SMALL_LIBRARY])
+    add_cases(60)
+    facet_index.forget()
+    assert client.get("/api/cases/").status_code == 200  # builds the index
+    with assert_max_queries(2 if connection.vendor == "postgresql" else 3):
+        response = client.get(url)
+    assert response.status_code == 200
 
 
 def test_the_schema_validates_without_a_warning(small_library: None, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.apps import apps
 from django.test import Client
 from django.urls import reverse
 
@@ -13,9 +14,9 @@ from incidents.api.serializers import CaseDetailSerializer
 from incidents.facets import BY_PARAM, FACETS, FacetSpec
 from incidents.filtersets import CaseFilterSet, FacetValueFilter
 from incidents.forms import SubmitCaseForm
-from incidents.models import Case
+from incidents.models import CASE_ITEM_LINKS, Case, CaseItemLink, SharedItem, item_model
 from incidents.selectors.vocabulary import Vocabulary
-from incidents.services.library_entries import CASE_KEYS
+from incidents.services.library_entries import CASE_KEYS, SHARED_KINDS
 from tests.conftest import FIXTURES
 
 # How each field of Case is filtered: by a filter of CaseFilterSet, or why it is not.
@@ -132,3 +133,15 @@ def test_every_facet_has_its_pages(client: Client, small_library: None, spec: Fa
 
 def test_the_text_filter_has_its_page(client: Client, small_library: None) -> None:
     assert 'name="q"' in client.get("/").content.decode()
+
+
+def test_every_shared_kind_has_its_link_model_and_every_link_model_its_kind() -> None:
+    """The case files' shared kinds are the keys of the one table of link models, and every
+    concrete link model (and the shared model it points at) is in that table."""
+    assert tuple(CASE_ITEM_LINKS) == SHARED_KINDS
+    links = {
+        m for m in apps.get_app_config("incidents").get_models() if issubclass(m, CaseItemLink)
+    }
+    assert links == set(CASE_ITEM_LINKS.values())
+    items = {m for m in apps.get_app_config("incidents").get_models() if issubclass(m, SharedItem)}
+    assert items == {item_model(link) for link in CASE_ITEM_LINKS.values()}

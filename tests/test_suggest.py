@@ -21,8 +21,8 @@ pytestmark = pytest.mark.django_db
 
 EVAL_SET = REPO_ROOT / "tests" / "data" / "retrieval_eval.yaml"
 # A little under the figures `manage.py eval_suggestions` reports on the report half (README).
-PRECISION_FLOOR = 0.70
-RECALL_FLOOR = 0.55
+PRECISION_FLOOR = 0.80
+RECALL_FLOOR = 0.64
 
 
 def _found(text: str) -> set[str]:
@@ -170,8 +170,10 @@ def test_suggestions_keep_their_figures_on_the_report_half(seeded_library: None)
     scores = evaluate_suggestions(
         items, lambda text: [f"{s.facet}:{s.value.slug}" for s in suggest_filters(text)]
     )
-    assert scores.precision >= PRECISION_FLOOR, scores.misses
-    assert scores.recall >= RECALL_FLOOR, scores.misses
+    # The figures only: the report half's misses are not for reading (tests/data/README.md).
+    figures = f"precision {scores.precision:.3f}, recall {scores.recall:.3f}"
+    assert scores.precision >= PRECISION_FLOOR, figures
+    assert scores.recall >= RECALL_FLOOR, figures
 
 
 def test_the_command_prints_the_figures(seeded_library: None) -> None:

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from incidents.api.cost_serializers import BreakdownListSerializer
 from incidents.api.pagination import PAGE_PARAMS
 from incidents.api.reads import LibraryRead
-from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED
+from incidents.api.views import FILTER_PARAMETERS, read_responses
 from incidents.models import Breakdown
 from incidents.selectors.breakdown_list import UNIT_FILTERS, breakdown_queryset
 from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
@@ -39,11 +39,11 @@ class BreakdownListView(LibraryRead, generics.GenericAPIView[Breakdown]):
             *FILTER_PARAMETERS,
             *UNIT_PARAMETERS,
         ],
-        responses={
-            200: BreakdownListSerializer(many=True),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: BreakdownListSerializer(many=True),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
         found = breakdown_queryset(params=request.query_params)

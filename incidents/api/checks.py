@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from incidents.api.pagination import PAGE_PARAMS
 from incidents.api.reads import LibraryRead
-from incidents.api.views import BAD_PARAMETERS, NOT_MODIFIED
+from incidents.api.views import read_responses
 from incidents.selectors.checks import CatalogCheck, catalog, get_check
 
 # The JSON of a check; `inline_serializer` takes its fields out of the dict it is given, so each
@@ -62,12 +62,14 @@ class CheckListView(LibraryRead, generics.GenericAPIView[Any]):
     known_parameters = PAGE_PARAMS
 
     @extend_schema(
-        responses={
-            200: inline_serializer("CheckList", fields=dict(CHECK_FIELDS), many=True),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-            404: inline_serializer("CheckPageNotFound", fields={"detail": serializers.CharField()}),
-        },
+        responses=read_responses(
+            {
+                200: inline_serializer("CheckList", fields=dict(CHECK_FIELDS), many=True),
+                404: inline_serializer(
+                    "CheckPageNotFound", fields={"detail": serializers.CharField()}
+                ),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(catalog())  # type: ignore[arg-type]
@@ -79,12 +81,12 @@ class CheckDetailView(LibraryRead, APIView):
     """One kubegap check by id."""
 
     @extend_schema(
-        responses={
-            200: inline_serializer("Check", fields=dict(CHECK_FIELDS)),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-            404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
-        }
+        responses=read_responses(
+            {
+                200: inline_serializer("Check", fields=dict(CHECK_FIELDS)),
+                404: inline_serializer("CheckNotFound", fields={"detail": serializers.CharField()}),
+            }
+        )
     )
     def get(self, request: Request, check_id: str) -> Response:
         check = get_check(check_id)

@@ -25,7 +25,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED, filtered_cases
+from incidents.api.views import FILTER_PARAMETERS, filtered_cases, read_responses
 from incidents.facets import FACETS
 from incidents.models import Case
 from incidents.selectors.cases import values_by_facet
@@ -142,15 +142,16 @@ class CaseExportView(LibraryRead):
             ),
             *FILTER_PARAMETERS,
         ],
-        responses={
-            (200, "text/csv"): OpenApiTypes.STR,
-            (200, "application/json"): OpenApiTypes.ANY,
-            (200, "application/x-ndjson"): OpenApiTypes.STR,
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                (200, "text/csv"): OpenApiTypes.STR,
+                (200, "application/json"): OpenApiTypes.ANY,
+                (200, "application/x-ndjson"): OpenApiTypes.STR,
+            }
+        ),
     )
     def get(self, request: Request, export_format: str) -> StreamingHttpResponse:
+        # No version passed: an export needs the vocabulary, not the facet index.
         found = filtered_cases(request)
         content_type, lines = FORMATS[export_format]
         base = request.build_absolute_uri(reverse("incidents:case-detail", args=["__slug__"]))

@@ -31,6 +31,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from incidents.selectors import library_version
+from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.parameters import unknown_parameters
 
 # Always accepted: DRF's own choice of renderer.
@@ -62,6 +63,7 @@ class LibraryRead(APIView):
         super().initial(request, *args, **kwargs)
         self._validators: tuple[str, float] | None = None
         self._cache_key = ""
+        self.library_version: LibraryVersion | None = None
         if request.method not in READ_METHODS:
             return
         problems = unknown_parameters(
@@ -69,7 +71,7 @@ class LibraryRead(APIView):
         )
         if problems:
             raise ValidationError(problems)
-        version = library_version.current()
+        version = self.library_version = library_version.current()
         digest = self._digest(request)
         etag = f'"lib-{version.number}-{digest}"'
         changed = version.changed_at.timestamp()

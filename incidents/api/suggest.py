@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import BAD_PARAMETERS, FILTER_PARAMETERS, NOT_MODIFIED
+from incidents.api.views import FILTER_PARAMETERS, read_responses
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.parameters import FILTER_PARAMS
@@ -45,7 +45,14 @@ class SuggestionSerializer(serializers.Serializer[Any]):
     )
     via = serializers.CharField(
         source="suggestion.via",
-        help_text="How it was found: name, alias, phrase, learned or children.",
+        help_text="How it was found: name, alias, phrase, learned, children or like (the "
+        "cases most like the text are tagged with it, and some of its words are in the text).",
+    )
+    like_cases = serializers.ListField(
+        child=serializers.CharField(),
+        source="suggestion.like",
+        help_text="Titles of the cases most like the text that are tagged with it, when they "
+        "raised it.",
     )
     score = serializers.FloatField(source="suggestion.score", help_text="0 to 1.")
     count = serializers.IntegerField(help_text="Cases the filter would give.")
@@ -67,17 +74,17 @@ class SuggestView(LibraryRead):
             ),
             *(p for p in FILTER_PARAMETERS if p.name != "q"),
         ],
-        responses={
-            200: inline_serializer(
-                "Suggestions",
-                fields={
-                    "q": serializers.CharField(),
-                    "suggestions": SuggestionSerializer(many=True),
-                },
-            ),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: inline_serializer(
+                    "Suggestions",
+                    fields={
+                        "q": serializers.CharField(),
+                        "suggestions": SuggestionSerializer(many=True),
+                    },
+                ),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
         text = request.query_params.get("q", "")

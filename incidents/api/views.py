@@ -6,7 +6,6 @@ facet counts' are documented from the registry.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from django.db.models import QuerySet
@@ -22,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from incidents.api.pagination import PAGE_PARAMS
+from incidents.api.pagination import PAGE_PARAMS, PageNumberPagination
 from incidents.api.reads import LibraryRead
 from incidents.api.serializers import (
     CaseDetailSerializer,
@@ -35,12 +34,13 @@ from incidents.filtersets import ORDERINGS, YEARS
 from incidents.models import Case, CaseKind, Setting
 from incidents.selectors.cases import (
     CaseQuery,
+    attach_direct_values,
     case_detail_queryset,
     case_queryset,
-    with_facet_values,
 )
 from incidents.selectors.facet_counts import facet_groups
-from incidents.selectors.facet_index import paginator as index_paginator
+from incidents.selectors.facet_index import selection
+from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
@@ -55,6 +55,14 @@ BAD_PARAMETERS = OpenApiResponse(
     ),
 )
 NOT_MODIFIED = OpenApiResponse(description="Not modified since the ETag or date given")
+
+
+def read_responses(own: dict[Any, Any]) -> dict[Any, Any]:
+    """A read's responses: its own (200 and any other), then what every read may answer, a 304
+    to a conditional request and a 400 naming an unknown parameter or value."""
+    return {**own, 304: NOT_MODIFIED, 400: BAD_PARAMETERS}
+
+
 YEAR = {"type": "integer", "minimum": YEARS[0], "maximum": YEARS[1]}
 FILTER_PARAMETERS = [
     OpenApiParameter(
@@ -92,17 +100,14 @@ FILTER_PARAMETERS = [
 ]
 
 
-def filtered_cases(request: Request) -> CaseQuery:
+def filtered_cases(request: Request, version: LibraryVersion | None = None) -> CaseQuery:
     """The cases the request's filters select; a 400 naming every bad value (and the closest
-    known ones) rather than a partly applied filter."""
-    found = case_queryset(params=request.query_params)
+    known ones) rather than a partly applied filter. `version`: the library version the view
+    already read (LibraryRead), not read again."""
+    found = case_queryset(params=request.query_params, version=version)
     if found.errors:
         raise ValidationError(filter_problems(request.query_params, found.errors, found.vocabulary))
     return found
-
-
-def _paginator_of(filterset: Any, cases: QuerySet[Case], per_page: int) -> Any:
-    return index_paginator(cases, filterset, per_page)
 
 
 class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
@@ -119,39 +124,36 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         return (*FILTER_PARAMS, *PAGE_PARAMS) if self.action == "list" else ()
 
     def get_queryset(self) -> QuerySet[Case]:
-        return case_detail_queryset()
+        # A list reads its cases through `filtered_cases`; this queryset is what the detail and
+        # the writes read, and what the permission check asks for the model of (on every
+        # request: keep it unevaluated and cheap to build there).
+        return Case.objects.all() if self.action == "list" else case_detail_queryset()
 
     def get_serializer_class(self) -> type[CaseSummarySerializer]:
         return CaseDetailSerializer if self.action == "retrieve" else CaseSummarySerializer
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
-        responses={
-            200: CaseSummarySerializer(many=True),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: CaseSummarySerializer(many=True),
+            }
+        ),
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        found = filtered_cases(request)
-        # With words, the library page's paginator: the count from the facet index and the
-        # search's postings, the first pages ranked over the candidates (no COUNT, no sort of
-        # every match). Without, a COUNT and a slice cost less than building the index.
-        pager = self.paginator
-        if pager is not None and found.filterset.text_search is not None:
-            pager.django_paginator_class = functools.partial(  # type: ignore[attr-defined]
-                _paginator_of, found.filterset
-            )
-        page = self.paginate_queryset(with_facet_values(found.queryset))
+        found = filtered_cases(request, self.library_version)
+        if isinstance(self.paginator, PageNumberPagination):
+            self.paginator.use_facet_index(found.filterset)
+            # The base queryset: the index's paginator filters (and sorts) the cases itself.
+            cases = found.filterset.queryset
+        else:
+            cases = found.queryset
+        page = self.paginate_queryset(cases) or []
+        attach_direct_values(page, found.vocabulary)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(
-        responses={
-            200: CaseDetailSerializer,
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-            404: ERROR_RESPONSE,
-        }
+        responses=read_responses({200: CaseDetailSerializer, 404: ERROR_RESPONSE}),
     )
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().retrieve(request, *args, **kwargs)
@@ -164,24 +166,24 @@ class FacetCountsView(LibraryRead, APIView):
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
-        responses={
-            200: inline_serializer(
-                "FacetCounts",
-                fields={
-                    "count": serializers.IntegerField(),
-                    "facets": FacetGroupSerializer(many=True),
-                },
-            ),
-            304: NOT_MODIFIED,
-            400: BAD_PARAMETERS,
-        },
+        responses=read_responses(
+            {
+                200: inline_serializer(
+                    "FacetCounts",
+                    fields={
+                        "count": serializers.IntegerField(),
+                        "facets": FacetGroupSerializer(many=True),
+                    },
+                ),
+            }
+        ),
     )
     def get(self, request: Request) -> Response:
-        found = filtered_cases(request)
+        found = filtered_cases(request, self.library_version)
         groups = facet_groups(found.filterset)
         return Response(
             {
-                "count": found.queryset.count(),
+                "count": len(selection(found.filterset).selected()),
                 "facets": FacetGroupSerializer(groups, many=True).data,
             }
         )

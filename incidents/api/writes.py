@@ -80,6 +80,23 @@ NO_CREDENTIALS = OpenApiResponse(description="No credentials (WWW-Authenticate: 
 NO_PERMISSION = OpenApiResponse(description="The user may not add or change cases")
 
 
+def _write_schema(own: dict[int, Any]) -> Any:
+    """The schema of a case write: a case-file body, ?allow_duplicate, the write's `own`
+    responses, and the refusals every write may answer."""
+    return extend_schema(
+        request={"application/json": CASE_BODY},
+        parameters=[ALLOW_DUPLICATE],
+        responses={
+            **own,
+            400: PROBLEMS,
+            401: NO_CREDENTIALS,
+            403: NO_PERMISSION,
+            409: CONFLICT,
+            429: OpenApiResponse(description="Too many requests (Retry-After)"),
+        },
+    )
+
+
 def _allow_duplicate(request: Request) -> bool:
     raw = request.query_params.get("allow_duplicate", "")
     if raw not in ("", "0", "1", "true", "false"):
@@ -131,18 +148,7 @@ class CaseWrites(generics.GenericAPIView[Case]):
             headers={"Location": data["api_url"]} if saved.created else None,
         )
 
-    @extend_schema(
-        request={"application/json": CASE_BODY},
-        parameters=[ALLOW_DUPLICATE],
-        responses={
-            201: CaseDetailSerializer,
-            400: PROBLEMS,
-            401: NO_CREDENTIALS,
-            403: NO_PERMISSION,
-            409: CONFLICT,
-            429: OpenApiResponse(description="Too many requests (Retry-After)"),
-        },
-    )
+    @_write_schema({201: CaseDetailSerializer})
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Add a case (the case-file format, with its slug)."""
         return self._save(
@@ -151,18 +157,8 @@ class CaseWrites(generics.GenericAPIView[Case]):
             replace=False,
         )
 
-    @extend_schema(
-        request={"application/json": CASE_BODY},
-        parameters=[ALLOW_DUPLICATE],
-        responses={
-            200: CaseDetailSerializer,
-            400: PROBLEMS,
-            401: NO_CREDENTIALS,
-            403: NO_PERMISSION,
-            404: OpenApiResponse(description="No case with that slug"),
-            409: CONFLICT,
-            429: OpenApiResponse(description="Too many requests (Retry-After)"),
-        },
+    @_write_schema(
+        {200: CaseDetailSerializer, 404: OpenApiResponse(description="No case with that slug")}
     )
     def update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Replace a case with the one given (the case-file format)."""

@@ -131,9 +131,7 @@ def _evaluate(check: Check, ctx: Context, snap: Snapshot) -> list[Result]:
 
 
 def _finding(check: Check, r: Result, ctx: Context, config: AuditConfig) -> Finding:
-    finding = Finding(
-        check, r.status, r.resource, r.message, r.evidence, r.members, r.examined, r.not_seen
-    )
+    finding = Finding.of(check, r)
     if r.status != "fail" or (r.resource.kind == "Cluster" and not config.exemptions):
         return finding
     labels, annotations = ctx.labels_and_annotations(r.resource)
@@ -157,11 +155,11 @@ def run_checks(
             excused = tuple(f.resource.logical_name for f in exempted)
             found.append(
                 Finding(
-                    check,
                     "pass",
                     CLUSTER,
                     f"no gap beyond the {len(exempted)} exempted",
                     examined=excused,
+                    check=check,
                 )
             )
         findings.extend(found)

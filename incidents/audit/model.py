@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -151,18 +151,17 @@ class Exemption:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """A result with the check's metadata attached; what reports print."""
+class Finding(Result):
+    """A result with the check's metadata attached (and the exemption that excused it, if one
+    did); what reports print."""
 
-    check: Check
-    status: Status
-    resource: Resource
-    message: str
-    evidence: tuple[Evidence, ...] = ()
-    members: tuple[str, ...] = ()
-    examined: tuple[str, ...] = ()
-    not_seen: tuple[str, ...] = ()
-    exemption: Exemption | None = None
+    check: Check = field(kw_only=True)
+    exemption: Exemption | None = field(default=None, kw_only=True)
+
+    @classmethod
+    def of(cls, check: Check, result: Result) -> Finding:
+        """The finding of `check` for one of its results."""
+        return cls(**{f.name: getattr(result, f.name) for f in fields(Result)}, check=check)
 
     @property
     def severity(self) -> Severity:

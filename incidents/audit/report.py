@@ -61,14 +61,21 @@ def check_rbac(check: Check) -> list[dict[str, Any]]:
     ]
 
 
-def check_to_dict(check: Check, library_url: str | None) -> dict[str, Any]:
-    """What ``list-checks -o json`` and ``explain -o json`` print for one check."""
+def _check_identity(check: Check) -> dict[str, Any]:
+    """What every JSON entry of a check starts with: what it is, how grave and how sure."""
     return {
         "id": check.id,
         "title": check.title,
         "severity": check.severity,
         "category": check.category,
         "confidence": check.confidence,
+    }
+
+
+def check_to_dict(check: Check, library_url: str | None) -> dict[str, Any]:
+    """What ``list-checks -o json`` and ``explain -o json`` print for one check."""
+    return {
+        **_check_identity(check),
         "scope": "cluster" if check.cluster_wide else "namespace",
         "reads": [
             {
@@ -113,11 +120,7 @@ def _check_entry(
     check: Check, status: str, findings: int, library_url: str | None
 ) -> dict[str, Any]:
     return {
-        "id": check.id,
-        "title": check.title,
-        "severity": check.severity,
-        "category": check.category,
-        "confidence": check.confidence,
+        **_check_identity(check),
         "status": status,
         "findings": findings,
         "remediation": check.remediation,

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from incidents.evaluation.dataset import load_items
-from incidents.evaluation.search import percentile
+from incidents.evaluation.search import Latencies
 from incidents.models import Case, CaseFacetLink, FacetValue
 from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
@@ -47,25 +47,9 @@ class Timing:
     not inflate."""
 
     label: str
-    times_ms: tuple[float, ...]
-    cpu_ms: tuple[float, ...]
+    wall: Latencies
+    cpu: Latencies
     cpu_includes_server: bool
-
-    @property
-    def p50(self) -> float:
-        return percentile(self.times_ms, 50)
-
-    @property
-    def p95(self) -> float:
-        return percentile(self.times_ms, 95)
-
-    @property
-    def cpu_p50(self) -> float:
-        return percentile(self.cpu_ms, 50)
-
-    @property
-    def cpu_p95(self) -> float:
-        return percentile(self.cpu_ms, 95)
 
 
 def _backend_stat() -> Path | None:
@@ -174,7 +158,7 @@ def _search(text: str) -> None:
     """What a search costs the library page: its first 20 cases and their count (the page's
     paginator: the ranked first ids, the count from the matches' postings)."""
     query = case_queryset(params={"q": text})
-    page = paginator(query.queryset, query.filterset, 20).page(1)
+    page = paginator(query.filterset, 20).page(1)
     list(page.object_list)
     assert page.paginator.count >= 0
 
@@ -192,7 +176,7 @@ def _time(label: str, fn: Callable[[str], None], texts: Sequence[str]) -> Timing
         fn(text)
         times.append((time.perf_counter() - start) * 1000)
         cpu.append((_cpu_seconds(backend) - start_cpu) * 1000)
-    return Timing(label, tuple(times), tuple(cpu), backend is not None)
+    return Timing(label, Latencies(tuple(times)), Latencies(tuple(cpu)), backend is not None)
 
 
 def run_benchmark(cases: int, *, queries_count: int = 40, query_chars: int = 500) -> BenchResult:

@@ -18,13 +18,28 @@ TOP = 5
 
 
 @dataclass(frozen=True)
+class Latencies:
+    """Times in milliseconds, with their nearest-rank median and 95th percentile."""
+
+    ms: tuple[float, ...]
+
+    @property
+    def p50(self) -> float:
+        return percentile(self.ms, 50)
+
+    @property
+    def p95(self) -> float:
+        return percentile(self.ms, 95)
+
+
+@dataclass(frozen=True)
 class SearchFigures:
     """Search quality and time over a set of sentences."""
 
     sentences: int
     found: int
     reciprocal_ranks: float
-    times_ms: tuple[float, ...]
+    times: Latencies
     missed: tuple[str, ...]  # ids of the sentences none of whose cases is in the top five
 
     @property
@@ -34,14 +49,6 @@ class SearchFigures:
     @property
     def mrr(self) -> float:
         return self.reciprocal_ranks / self.sentences if self.sentences else 1.0
-
-    @property
-    def p50_ms(self) -> float:
-        return percentile(self.times_ms, 50)
-
-    @property
-    def p95_ms(self) -> float:
-        return percentile(self.times_ms, 95)
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
@@ -70,7 +77,7 @@ def evaluate_search(
             reciprocal += 1 / min(ranks)
         else:
             missed.append(item.id)
-    return SearchFigures(len(items), found, reciprocal, tuple(times), tuple(missed))
+    return SearchFigures(len(items), found, reciprocal, Latencies(tuple(times)), tuple(missed))
 
 
 def substring_matches(

@@ -24,6 +24,7 @@ from incidents.models.costs import (
     CostKind,
 )
 from incidents.models.library import (
+    CASE_ITEM_LINKS,
     ActionItem,
     Case,
     CaseActionItem,
@@ -43,12 +44,15 @@ from incidents.models.library import (
     Source,
     SourceKind,
     case_period_label,
+    case_relation,
     format_period_point,
+    item_model,
 )
 from incidents.models.library_state import LibraryState
 from incidents.models.search import SearchIndex, SearchTerm
 
 __all__ = [
+    "CASE_ITEM_LINKS",
     "GPU_TIME_KINDS",
     "KIND_UNITS",
     "SHARE_COST_UNITS",
@@ -83,5 +87,7 @@ __all__ = [
     "Source",
     "SourceKind",
     "case_period_label",
+    "case_relation",
     "format_period_point",
+    "item_model",
 ]

@@ -280,6 +280,29 @@ class CaseLesson(CaseItemLink):
     item = models.ForeignKey(Lesson, on_delete=models.PROTECT, related_name="case_links")
 
 
+# The kinds of shared entry, by their key in a case file (and shared/<kind>*.yaml), each with the
+# model linking a case to its items: one table the loader, the case rows, the search index, the
+# submit form and the case card read. `item_model` and `case_relation` follow from each model.
+ItemLinkModel = type[CaseRemediation] | type[CaseActionItem] | type[CaseLesson]
+CASE_ITEM_LINKS: dict[str, ItemLinkModel] = {
+    "remediations": CaseRemediation,
+    "action_items": CaseActionItem,
+    "lessons": CaseLesson,
+}
+
+
+def item_model(link: ItemLinkModel) -> type[SharedItem]:
+    """The shared model a link model points at (Remediation for CaseRemediation)."""
+    model: type[SharedItem] = link._meta.get_field("item").related_model  # type: ignore[assignment]
+    return model
+
+
+def case_relation(link: ItemLinkModel) -> str:
+    """The name of a case's links of that model ("remediation_links")."""
+    field = link._meta.get_field("case")
+    return str(field.remote_field.related_name)  # type: ignore[union-attr]
+
+
 def format_period_point(date: object, precision: str) -> str:
     """A date at the precision its source gives: "2023", "Mar 2023" or "21 Mar 2023"."""
     import datetime as dt

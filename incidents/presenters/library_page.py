@@ -215,7 +215,13 @@ def context(
         "result": result,
         "rows_cache_key": result.cache_key,
         "state": state,
-        "rows": case_rows(page, result.search),
+        # Called by the template only when the page's rows are not in the cache.
+        "rows": lambda: case_rows(page, result.search),
+        # What the page's list of rows depends on besides the version: its cases and which
+        # search words each holds.
+        "rows_key": ",".join(
+            f"{case.id}:{matched_label(result.search, case)}" for case in page.object_list
+        ),
         "partial_matches": bool(result.search and result.search.partial),
         "did_you_mean": did_you_mean(state, result.search),
         "chips": chips(state, vocabulary),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Page, Paginator
@@ -17,13 +18,12 @@ from django.db.models import Prefetch, QuerySet
 from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
 from incidents.models import (
+    CASE_ITEM_LINKS,
     Case,
-    CaseActionItem,
     CaseFacetLink,
-    CaseLesson,
-    CaseRemediation,
     CostFigure,
     FacetValue,
+    case_relation,
 )
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
@@ -40,9 +40,15 @@ Params = Mapping[str, Any] | None
 class CaseQuery:
     """The cases a request's filters select, the filter errors, and the bound FilterSet."""
 
-    queryset: QuerySet[Case]
     errors: dict[str, list[str]]
     filterset: CaseFilterSet
+
+    @cached_property
+    def queryset(self) -> QuerySet[Case]:
+        """The filtered cases as a queryset, built when first asked for: a list paged by the
+        facet index in the default order reads its cases by id and never builds it (the
+        facets' subqueries cost more than the rest of such a request)."""
+        return self.filterset.qs
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -54,13 +60,19 @@ class CaseQuery:
         return self.filterset.notes
 
 
-def case_queryset(*, params: Params, vocabulary: Vocabulary | None = None) -> CaseQuery:
+def case_queryset(
+    *,
+    params: Params,
+    vocabulary: Vocabulary | None = None,
+    version: LibraryVersion | None = None,
+) -> CaseQuery:
     """Apply the one FilterSet to the request's parameters: the filtered cases, newest first
-    (best match first with `q`), and the errors of the values it had to leave out."""
-    vocabulary = vocabulary or current_vocabulary()
+    (best match first with `q`), and the errors of the values it had to leave out. `version`:
+    the library version the request already read, if any (not read again)."""
+    vocabulary = vocabulary or current_vocabulary(version=version)
     filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
     errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
-    return CaseQuery(filterset.qs, errors, filterset)
+    return CaseQuery(errors, filterset)
 
 
 @dataclass(frozen=True)
@@ -88,8 +100,13 @@ class CaseListResult:
 
     query: CaseQuery
     page: Page[Case]
-    facets: list[FacetGroup]
     search: SearchSummary | None = None
+
+    @cached_property
+    def facets(self) -> list[FacetGroup]:
+        """Every facet's values with their "what if" counts, counted when first asked for (a
+        page whose facet trees are in the cache never asks)."""
+        return facet_groups(self.query.filterset)
 
     @property
     def total(self) -> int:
@@ -122,6 +139,44 @@ def direct_links_prefetch() -> Prefetch[Any]:
     )
 
 
+@dataclass(frozen=True)
+class DirectLink:
+    """A case's own facet value as `attach_direct_values` stores it in `direct_links` (the
+    value itself is the vocabulary's)."""
+
+    value: FacetValue
+
+
+def attach_direct_values(cases: list[Case], vocabulary: Vocabulary) -> None:
+    """Give each case its own facet values as `direct_links`, in the order the prefetch of
+    `direct_links_prefetch()` gives them: one query of (case, value) ids, the values taken from
+    the vocabulary already in memory instead of read and built again for every link.
+
+    A value newer than the vocabulary (created by a write since the version it was read at) is
+    left out: that write moved the version, so the next request reads a newer vocabulary.
+    """
+    if not cases:
+        return
+    known = vocabulary.values
+    by_case: dict[int, list[FacetValue]] = {case.id: [] for case in cases}
+    if all(hasattr(case, "direct_value_ids") for case in cases):
+        # Read with the cases already (IndexedPaginator on PostgreSQL): no query.
+        pairs: Any = ((c.id, v) for c in cases for v in c.direct_value_ids or ())  # type: ignore[attr-defined]
+    else:
+        links = CaseFacetLink.objects.using(cases[0]._state.db).filter(
+            direct=True, case_id__in=list(by_case)
+        )
+        pairs = links.order_by().values_list("case_id", "value_id")
+    for case_id, value_id in pairs:
+        value = known.get(value_id)
+        if value is not None:
+            by_case[case_id].append(value)
+    position = vocabulary.position
+    for case in cases:
+        values = sorted(by_case[case.id], key=lambda v: position[v.id])
+        case.__dict__["direct_links"] = [DirectLink(v) for v in values]
+
+
 def with_facet_values(cases: QuerySet[Case]) -> QuerySet[Case]:
     """The cases with what a row of a list shows (their own facet values) prefetched."""
     return cases.prefetch_related(direct_links_prefetch())
@@ -134,11 +189,9 @@ def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> Cas
     exclusions), so a count says how many cases one more click on that value would keep.
     """
     query = case_queryset(params=params)
-    cases = with_facet_values(query.queryset)
-    page_obj = read_page(paginator(cases, query.filterset, per_page), page)
-    return CaseListResult(
-        query, page_obj, facet_groups(query.filterset), search_summary(query, page_obj)
-    )
+    page_obj = read_page(paginator(query.filterset, per_page), page)
+    attach_direct_values(page_obj.object_list, query.vocabulary)  # type: ignore[arg-type]
+    return CaseListResult(query, page_obj, search_summary(query, page_obj))
 
 
 def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
@@ -177,17 +230,12 @@ def case_detail_queryset() -> QuerySet[Case]:
         "key_figures",
         Prefetch("costs", queryset=CostFigure.objects.order_by("position")),
         breakdowns_prefetch(),
-        Prefetch(
-            "remediation_links",
-            queryset=CaseRemediation.objects.select_related("item").order_by("position"),
-        ),
-        Prefetch(
-            "action_item_links",
-            queryset=CaseActionItem.objects.select_related("item").order_by("position"),
-        ),
-        Prefetch(
-            "lesson_links",
-            queryset=CaseLesson.objects.select_related("item").order_by("position"),
+        *(
+            Prefetch(
+                case_relation(link),
+                queryset=link.objects.select_related("item").order_by("position"),
+            )
+            for link in CASE_ITEM_LINKS.values()
         ),
     )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.db import connections
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from incidents.models import LibraryState
 
@@ -25,14 +27,21 @@ class LibraryVersion:
         return f'"lib-{self.number}"'
 
 
+_TABLE = LibraryState._meta.db_table
+_SQL = f'SELECT "version", "changed_at" FROM "{_TABLE}" WHERE "id" = %s'
+
+
 def current(using: str = "default") -> LibraryVersion:
-    """The committed version, in one query."""
-    row = (
-        LibraryState.objects.using(using)
-        .filter(pk=LibraryState.SINGLETON_PK)
-        .values_list("version", "changed_at")
-        .first()
-    )
+    """The committed version, in one query (written in SQL: every request reads it, and the
+    ORM's compiling it cost more than the query)."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(_SQL, [LibraryState.SINGLETON_PK])
+        row = cursor.fetchone()
     if row is None:
         return LibraryVersion(0, _EPOCH)
-    return LibraryVersion(row[0], timezone.localtime(row[1], dt.UTC))
+    number, changed = row
+    if isinstance(changed, str):  # SQLite without a converter for the column's type
+        changed = parse_datetime(changed)
+    if timezone.is_naive(changed):  # SQLite keeps UTC without an offset
+        changed = changed.replace(tzinfo=dt.UTC)
+    return LibraryVersion(int(number), changed.astimezone(dt.UTC))

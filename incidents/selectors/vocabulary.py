@@ -19,13 +19,18 @@ class Vocabulary:
     by_slug: dict[tuple[str, str], FacetValue] = field(init=False)
     children: dict[int | None, list[FacetValue]] = field(init=False)
     depths: dict[int, int] = field(init=False)
+    # Each value's place in the order the values were read in (by facet, then name, as the
+    # database sorts them): the order of a case's values on a page.
+    position: dict[int, int] = field(init=False)
     # Asked for on every request of a page; a vocabulary is held as long as the library's version.
     _tree_orders: dict[str, list[FacetValue]] = field(init=False, default_factory=dict)
     _slugs: dict[str, list[str]] = field(init=False, default_factory=dict)
     _ids: dict[str, list[int]] = field(init=False, default_factory=dict)
+    _choices: dict[str, list[tuple[str, str]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_slug = {(v.facet, v.slug): v for v in self.values.values()}
+        self.position = {value_id: place for place, value_id in enumerate(self.values)}
         self.children = defaultdict(list)
         for value in sorted(self.values.values(), key=lambda v: v.name.lower()):
             self.children[value.parent_id].append(value)
@@ -40,6 +45,13 @@ class Vocabulary:
         if known is None:
             known = self._slugs[facet] = sorted(slug for (f, slug) in self.by_slug if f == facet)
         return list(known)
+
+    def slug_choices(self, facet: str) -> list[tuple[str, str]]:
+        """The facet's slugs as a form field's choices (made once per vocabulary)."""
+        known = self._choices.get(facet)
+        if known is None:
+            known = self._choices[facet] = [(slug, slug) for slug in self.slugs(facet)]
+        return known
 
     def ids(self, facet: str) -> list[int]:
         """The ids of the facet's values."""

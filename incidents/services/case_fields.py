@@ -15,6 +15,7 @@ from incidents.facets import FACETS, ORGANISATION
 from incidents.models import CaseKind, DatePrecision, Setting, SourceKind
 from incidents.services.breakdown_fields import read_breakdowns
 from incidents.services.cost_fields import LEGACY_COST_KEY, read_costs
+from incidents.services.field_lists import ListOf, list_items
 from incidents.services.library_entries import (
     CASE_KEYS,
     SHARED_KINDS,
@@ -36,6 +37,18 @@ ARCHIVED_URL_MAX = 600
 UNIT_MAX = 40
 # NUL and other control characters: PostgreSQL refuses NUL in text, and none belongs in a case.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+SOURCES = ListOf(
+    "sources",
+    frozenset({"url", "kind", "title", "archived_url"}),
+    "sources",
+    "url, kind, title, archived_url",
+)
+KEY_FIGURES = ListOf(
+    "key_figures",
+    frozenset({"value", "unit", "measures", "source"}),
+    "{value, unit, measures, source}",
+    "value, unit, measures, source",
+)
 
 
 class FieldReader:
@@ -58,15 +71,29 @@ class FieldReader:
     ) -> str:
         """A text field; `where` prefixes its name in problems (for a field of a nested entry)."""
         name = f"{where}.{key}" if where else key
-        value = data.get(key)
-        if value is None or (isinstance(value, str) and not value.strip()):
+        raw = data.get(key)
+        blank = raw is None or (isinstance(raw, str) and not raw.strip())
+        value = self.given(raw, name, blank=blank, required=required, noun="text")
+        return "" if value is None else self.words(value, name, max_len=max_len)
+
+    def given(self, value: Any, name: str, *, blank: bool, required: bool, noun: str) -> str | None:
+        """A field's string, or None: when `blank` (the caller's test of an empty value), noting
+        "is required" if it is; when it is no string, noting that it must be `noun`."""
+        if blank:
             if required:
                 self.add(name, "is required")
-            return ""
+            return None
         if not isinstance(value, str):
-            self.add(name, f"must be text, not {type(value).__name__}")
-            return ""
-        return self.words(value, name, max_len=max_len)
+            self.add(name, f"must be {noun}, not {type(value).__name__}")
+            return None
+        return value
+
+    def within(self, value: str, name: str, max_len: int) -> bool:
+        """Whether `value` is at most `max_len` characters long (0: any length); if not, noted."""
+        if max_len and len(value) > max_len:
+            self.add(name, f"is {len(value)} characters long; at most {max_len} allowed")
+            return False
+        return True
 
     def words(self, value: str, name: str, *, max_len: int = 0) -> str:
         """Text as stored: one line's spaces collapsed, no control characters, within max_len."""
@@ -74,10 +101,7 @@ class FieldReader:
         if _CONTROL.search(value):
             self.add(name, "holds a control character (such as NUL); remove it")
             return ""
-        if max_len and len(value) > max_len:
-            self.add(name, f"is {len(value)} characters long; at most {max_len} allowed")
-            return ""
-        return value
+        return value if self.within(value, name, max_len) else ""
 
     def choice(self, data: dict[str, Any], key: str, choices: Iterable[str], default: str) -> str:
         value = data.get(key, default)
@@ -90,22 +114,16 @@ class FieldReader:
     def url(
         self, value: Any, fieldname: str, *, required: bool = True, max_len: int = URL_MAX
     ) -> str:
-        if value is None or value == "":
-            if required:
-                self.add(fieldname, "is required")
-            return ""
-        if not isinstance(value, str):
-            self.add(fieldname, f"must be a URL, not {type(value).__name__}")
-            return ""
-        if len(value) > max_len:
-            self.add(fieldname, f"is {len(value)} characters long; at most {max_len} allowed")
+        blank = value is None or value == ""
+        url = self.given(value, fieldname, blank=blank, required=required, noun="a URL")
+        if url is None or not self.within(url, fieldname, max_len):
             return ""
         try:
-            _url_validator(value)
+            _url_validator(url)
         except ValidationError:
-            self.add(fieldname, f"{value!r} is not a valid http(s) URL")
+            self.add(fieldname, f"{url!r} is not a valid http(s) URL")
             return ""
-        return value
+        return url
 
     def cited_source(self, value: Any, fieldname: str, source_urls: set[str]) -> str:
         """A URL that must be one of the case's sources (a figure, cost or table cites it)."""
@@ -122,10 +140,7 @@ class FieldReader:
             )
             self.add(fieldname, f"{shown} is not a slug (lower-case letters, digits, hyphens)")
             return ""
-        if len(value) > SLUG_MAX:
-            self.add(fieldname, f"is {len(value)} characters long; at most {SLUG_MAX} allowed")
-            return ""
-        return value
+        return value if self.within(value, fieldname, SLUG_MAX) else ""
 
     def number(self, value: Any, fieldname: str) -> float | None:
         """A finite number, zero or more (NaN, infinities and overflowing numbers refused)."""
@@ -237,13 +252,8 @@ def _read_period_point(c: FieldReader, value: Any, fieldname: str) -> PeriodPoin
 
 
 def _read_slug_list(c: FieldReader, value: Any, fieldname: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add(fieldname, "must be a list of slugs")
-        return []
     slugs: list[str] = []
-    for index, item in enumerate(value):
+    for index, item in enumerate(list_items(c, value, fieldname, "a list of slugs")):
         slug = c.slug(item, f"{fieldname}[{index}]")
         if slug in slugs:
             c.add(f"{fieldname}[{index}]", f"{slug!r} is listed twice")
@@ -253,13 +263,10 @@ def _read_slug_list(c: FieldReader, value: Any, fieldname: str) -> list[str]:
 
 
 def _read_item_refs(c: FieldReader, value: Any, fieldname: str) -> list[ItemRef]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add(fieldname, "must be a list of {ref, wording} entries")
-        return []
     refs: list[ItemRef] = []
-    for index, item in enumerate(value):
+    for index, item in enumerate(
+        list_items(c, value, fieldname, "a list of {ref, wording} entries")
+    ):
         where = f"{fieldname}[{index}]"
         if isinstance(item, str):
             item = {"ref": item}
@@ -281,12 +288,7 @@ def _read_sources(c: FieldReader, value: Any) -> list[SourceEntry]:
         c.add("sources", "is required (a list of at least one source with a url)")
         return []
     sources: list[SourceEntry] = []
-    for index, item in enumerate(value):
-        where = f"sources[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with url, kind, title, archived_url")
-            continue
-        c.unknown_keys(item, {"url", "kind", "title", "archived_url"}, prefix=f"{where}.")
+    for where, item in SOURCES.items(c, value):
         url = c.url(item.get("url"), f"{where}.url")
         kind = item.get("kind", SourceKind.PRIMARY)
         if kind not in SourceKind.values:
@@ -307,18 +309,8 @@ def _read_sources(c: FieldReader, value: Any) -> list[SourceEntry]:
 
 
 def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[FigureEntry]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        c.add("key_figures", "must be a list of {value, unit, measures, source}")
-        return []
     figures: list[FigureEntry] = []
-    for index, item in enumerate(value):
-        where = f"key_figures[{index}]"
-        if not isinstance(item, dict):
-            c.add(where, "must be a mapping with value, unit, measures, source")
-            continue
-        c.unknown_keys(item, {"value", "unit", "measures", "source"}, prefix=f"{where}.")
+    for where, item in KEY_FIGURES.items(c, value):
         number = c.number(item.get("value"), f"{where}.value")
         measures = c.text(item, "measures", required=True, max_len=300)
         unit = c.text(item, "unit", where=where, required=False, max_len=UNIT_MAX)

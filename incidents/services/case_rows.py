@@ -8,14 +8,12 @@ from dataclasses import asdict
 from typing import Any
 
 from incidents.models import (
+    CASE_ITEM_LINKS,
     Breakdown,
     BreakdownRow,
     BreakdownRowValue,
     Case,
-    CaseActionItem,
     CaseFacetLink,
-    CaseLesson,
-    CaseRemediation,
     CostFigure,
     FacetValue,
     KeyFigure,
@@ -39,11 +37,6 @@ CASE_FIELDS = (
     "published",
     "published_precision",
 )
-LINK_MODELS: dict[str, Any] = {
-    "remediations": CaseRemediation,
-    "action_items": CaseActionItem,
-    "lessons": CaseLesson,
-}
 
 
 def _case_state(case: Case) -> dict[str, Any]:
@@ -76,7 +69,7 @@ def _case_state(case: Case) -> dict[str, Any]:
                 (link.item_id, link.wording)
                 for link in model.objects.filter(case=case).order_by("position")
             ]
-            for kind, model in LINK_MODELS.items()
+            for kind, model in CASE_ITEM_LINKS.items()
         },
     }
 
@@ -204,7 +197,7 @@ def apply_case(
         CostFigure, case, [{"position": i, **asdict(c)} for i, c in enumerate(entry.costs)]
     )
     _replace_breakdowns(case, entry.breakdowns, values)
-    for kind, model in LINK_MODELS.items():
+    for kind, model in CASE_ITEM_LINKS.items():
         refs = entry.items[kind]
         items = [
             {"item": shared[kind][ref.slug], "position": i, "wording": ref.wording}

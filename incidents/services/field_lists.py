@@ -22,6 +22,17 @@ def case_file_keys(fields: Iterable[str], *extra: str) -> frozenset[str]:
     return frozenset({"source" if name == "source_url" else name for name in fields} | set(extra))
 
 
+def list_items(c: FieldReader, value: Any, key: str, expected: str) -> list[Any]:
+    """The items of an optional list: none when it is absent, none and a problem (the list
+    `must be {expected}`) when it is not a list."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        c.add(key, f"must be {expected}")
+        return []
+    return value
+
+
 @dataclass(frozen=True)
 class ListOf:
     """A case file's list of mappings: its key, the keys an item may have, and, for the
@@ -35,12 +46,7 @@ class ListOf:
     def items(self, c: FieldReader, value: Any) -> Iterator[tuple[str, dict[str, Any]]]:
         """Each mapping with where it stands (`costs[2]`), its unknown keys reported; absent
         gives none, and a non-list or a non-mapping item a problem (that item is skipped)."""
-        if value is None:
-            return
-        if not isinstance(value, list):
-            c.add(self.key, f"must be a list of {self.holds}")
-            return
-        for index, item in enumerate(value):
+        for index, item in enumerate(list_items(c, value, self.key, f"a list of {self.holds}")):
             where = f"{self.key}[{index}]"
             if not isinstance(item, dict):
                 c.add(where, f"must be a mapping with {self.needs}")

@@ -10,19 +10,10 @@ from typing import Any
 
 from django.db import transaction
 
-from incidents import facets
-from incidents.models import (
-    ActionItem,
-    Case,
-    FacetAlias,
-    FacetValue,
-    Lesson,
-    Remediation,
-)
+from incidents.models import CASE_ITEM_LINKS, Case, FacetAlias, FacetValue, item_model
 from incidents.services.case_rows import apply_case
 from incidents.services.facet_links import refresh_implied_links
 from incidents.services.library_entries import (
-    CaseEntry,
     LibraryData,
     LibraryError,
     Problem,
@@ -30,18 +21,13 @@ from incidents.services.library_entries import (
     VocabularyEntry,
 )
 from incidents.services.library_files import read_library_collecting
+from incidents.services.library_references import check_case_references
 from incidents.services.library_version import bump
 from incidents.services.search_index import refresh_search_index
-from incidents.services.value_hints import unknown_value_message, vocabulary_lexicon
-from incidents.suggest.lexicon import Lexicon
 from incidents.text import spelling_key
 
 # The three shared kinds share one shape; typed loosely so one loop can serve them all.
-SHARED_MODELS: dict[str, Any] = {
-    "remediations": Remediation,
-    "action_items": ActionItem,
-    "lessons": Lesson,
-}
+SHARED_MODELS: dict[str, Any] = {kind: item_model(link) for kind, link in CASE_ITEM_LINKS.items()}
 
 
 @dataclass
@@ -98,7 +84,7 @@ def _apply(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
         | {e.slug for e in data.shared if e.kind == kind}
         for kind, model in SHARED_MODELS.items()
     }
-    _check_case_references(data.cases, known_values, known_shared, problems, data)
+    problems.extend(check_case_references(data, known_values, known_shared))
     if problems:
         raise LibraryError(problems)
     values = _apply_vocabulary(data.vocabulary, report, problems)
@@ -273,69 +259,3 @@ def _apply_shared(kind: str, entries: list[SharedEntry], report: LoadReport) -> 
         else:
             report.note(kind.replace("_", " "), "unchanged")
     return existing
-
-
-class _Hints:
-    """Messages for unknown values, the engine's lexicon built on the first one only."""
-
-    def __init__(self, data: LibraryData) -> None:
-        self.data = data
-        self.lexicon: Lexicon | None = None
-
-    def message(self, facet: str, slug: str) -> str:
-        if self.lexicon is None:
-            self.lexicon = vocabulary_lexicon(self.data.vocabulary)
-        return unknown_value_message(facet, slug, self.lexicon)
-
-
-def _check_case_references(
-    cases: list[CaseEntry],
-    values: set[tuple[str, str]],
-    shared: dict[str, set[str]],
-    problems: list[Problem],
-    data: LibraryData,
-) -> None:
-    hints = _Hints(data)
-    for case in cases:
-        label = f"case '{case.slug}'"
-        for facet, slugs in case.facets.items():
-            for index, slug in enumerate(slugs):
-                if (facet, slug) not in values:
-                    problems.append(
-                        Problem(
-                            case.file,
-                            label,
-                            f"{facets.spec(facet).fixture_key}[{index}]",
-                            hints.message(facet, slug),
-                        )
-                    )
-        problems.extend(_unknown_breakdown_values(case, values, hints))
-        for kind, refs in case.items.items():
-            for index, ref in enumerate(refs):
-                if ref.slug not in shared[kind]:
-                    problems.append(
-                        Problem(
-                            case.file,
-                            label,
-                            f"{kind}[{index}].ref",
-                            f"{ref.slug!r} is not a known entry of shared/{kind}*.yaml",
-                        )
-                    )
-
-
-def _unknown_breakdown_values(
-    case: CaseEntry, values: set[tuple[str, str]], hints: _Hints
-) -> Iterable[Problem]:
-    """A problem for each facet value a breakdown row maps to that is not in the vocabulary."""
-    for t_index, table in enumerate(case.breakdowns):
-        for r_index, row in enumerate(table.rows):
-            for facet, slugs in row.facets.items():
-                key = facets.spec(facet).fixture_key
-                for index, slug in enumerate(slugs):
-                    if (facet, slug) not in values:
-                        yield Problem(
-                            case.file,
-                            f"case '{case.slug}'",
-                            f"breakdowns[{t_index}].rows[{r_index}].maps_to.{key}[{index}]",
-                            hints.message(facet, slug),
-                        )

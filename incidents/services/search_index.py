@@ -19,11 +19,9 @@ from django.db import connection, transaction
 from pyroaring import BitMap
 
 from incidents.models import (
+    CASE_ITEM_LINKS,
     Case,
-    CaseActionItem,
     CaseFacetLink,
-    CaseLesson,
-    CaseRemediation,
     CostFigure,
     FacetAlias,
     FacetValue,
@@ -78,7 +76,7 @@ def search_documents(case_ids: Sequence[int], value_words: dict[int, str]) -> li
         facets[case_id].append(value_words.get(value_id, ""))
         tags[case_id].append(facet_token(value_id))
     body: dict[int, list[str]] = defaultdict(list)
-    for model in (CaseRemediation, CaseActionItem, CaseLesson):
+    for model in CASE_ITEM_LINKS.values():
         rows = model.objects.filter(case_id__in=case_ids).order_by("case_id", "position")
         for case_id, wording, item_text in rows.values_list("case_id", "wording", "item__text"):
             body[case_id].append(wording or item_text)

@@ -8,16 +8,16 @@ phrases, small typos) and the best value of the same facet is offered.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from rapidfuzz import process
 
 from incidents import facets
-from incidents.models import FacetAlias, FacetValue
+from incidents.models import FacetValue
 from incidents.services.library_entries import VocabularyEntry
 from incidents.suggest.engine import suggest
 from incidents.suggest.lexicon import Lexicon, ValueRecord
+from incidents.suggest.library import stored_aliases, value_record
 from incidents.text import spelling_key
 
 # A hint from the engine needs at least this score (an everyday word alone is enough here).
@@ -29,33 +29,16 @@ SLUG_SIMILARITY = 80
 def vocabulary_lexicon(entries: Iterable[VocabularyEntry]) -> Lexicon:
     """The engine's lexicon of the vocabulary as a load would leave it: the database's values,
     with the files' entries in place of the ones they define (two queries)."""
-    aliases: dict[int, list[str]] = defaultdict(list)
-    for value_id, text in FacetAlias.objects.values_list("value_id", "text"):
-        aliases[value_id].append(text)
+    aliases = stored_aliases()
     records: dict[tuple[str, str], ValueRecord] = {
-        (v.facet, v.slug): ValueRecord(
-            id=v.id,
-            facet=v.facet,
-            slug=v.slug,
-            name=v.name,
-            aliases=tuple(aliases.get(v.id, ())),
-            phrases=tuple(v.phrases or ()),
-            ambiguous=tuple(v.ambiguous or ()),
-        )
+        (v.facet, v.slug): value_record(v, id=v.id, aliases=aliases.get(v.id, ()))
         for v in FacetValue.objects.all()
     }
     next_id = -1
     for entry in entries:
         known = records.get((entry.facet, entry.slug))
-        records[(entry.facet, entry.slug)] = ValueRecord(
-            id=known.id if known else next_id,
-            facet=entry.facet,
-            slug=entry.slug,
-            name=entry.name,
-            aliases=entry.aliases,
-            phrases=entry.phrases,
-            ambiguous=entry.ambiguous,
-        )
+        record = value_record(entry, id=known.id if known else next_id, aliases=entry.aliases)
+        records[(entry.facet, entry.slug)] = record
         next_id -= 1
     return Lexicon.build(records.values())
 

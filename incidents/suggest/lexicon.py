@@ -19,11 +19,18 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from wordfreq import zipf_frequency
+
 from incidents.facets import ORGANISATION
-from incidents.suggest.words import stems, tokens
+from incidents.suggest.prior import CaseIndex
+from incidents.suggest.synonyms import paraphrases
+from incidents.suggest.words import Token, stem, stems, tokens
 from incidents.text import spelling_key
 
+Stems = tuple[str, ...]
+
 _PARENTHESIS = re.compile(r"\s*\([^)]*\)")
+PARAPHRASES = 1
 # Learned evidence ignores words used by more than this share of the cases ("the", "job").
 COMMON_WORD_SHARE = 0.25
 # A word teaches a value something only if at least this many of the value's cases use it,
@@ -32,6 +39,87 @@ MIN_SHARED_CASES = 3
 MIN_PRECISION = 0.7
 # ... and the cases come from at least this many organisations.
 MIN_ORGANISATIONS = 2
+# Particles that make a verb's phrase ("timed out", "went down") and join into one word
+# ("timeout", "shutdown", "slowdown", "rollback", "failover", "startup").
+PARTICLES = ("out", "down", "up", "over", "off", "back")
+# Words a phrase may go without ("the", "was"): English function words, but not the negations
+# and particles that carry meaning ("no", "not", "off", "down").
+FUNCTION_WORDS = frozenset(
+    "a an the this that these those its it their our your his her my of to in on at for from "
+    "with by as into onto is was were are be been being am has have had do does did will would "
+    "can could should and or so then when while".split()
+)
+PARAPHRASES = 1
+# Learned evidence ignores words at least this common in English (see _rare).
+LEARNED_MAX_ZIPF = 4.0
+# A one-word phrase at least this common in English is an everyday word (see _everyday).
+EVERYDAY_ZIPF = 3.0
+
+
+def _everyday(word: Token) -> bool:
+    """Whether a word, or the stem it matches by ("slow" for "slowness"), is common in general
+    English (wordfreq's Zipf scale: 3 is once per million words), so that alone it describes
+    nothing in particular ("stalled", "fabric")."""
+    if any(ch.isdigit() for ch in word.key):
+        return False  # a code or a number ("502s", "xid79"), never an everyday word
+    return max(zipf_frequency(word.key, "en"), zipf_frequency(word.stem, "en")) >= EVERYDAY_ZIPF
+
+
+def _rare(word_stem: str) -> bool:
+    """Whether a stem is rare enough in general English to teach a value something: in a
+    library of a few dozen cases, "request" or "clients" looks distinctive by chance."""
+    return bool(zipf_frequency(word_stem, "en") < LEARNED_MAX_ZIPF)
+
+
+def _paraphrases(form: tuple[Stems, Stems]) -> list[Stems]:
+    """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
+    something: some word other than the predicate and function words is left."""
+    function_stems = {stem(w) for w in FUNCTION_WORDS}
+    return paraphrases(form[0], lambda rest: any(s not in function_stems for s in rest))
+
+
+def _forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:
+    """The (stems, keys) a spelling may be written as: itself; a verb and its particle written
+    apart or together ("timed out" and "timeout", "shutdown" and "shut down"); and, for a
+    phrase, without its function words ("deleted the cluster": "deleted cluster", written
+    "deleted our whole cluster"). Two words in either order ("cluster deleted") added wrong
+    values on the tune half as fast as right ones."""
+    forms = [base]
+    for term_stems, keys in list(forms):
+        forms.extend(_compounds(term_stems, keys))
+    if kind == "phrase":
+        for term_stems, keys in list(forms):
+            content = [
+                (s, k) for s, k in zip(term_stems, keys, strict=True) if k not in FUNCTION_WORDS
+            ]
+            if len(content) >= 2 and len(content) < len(term_stems):
+                forms.append((tuple(s for s, _k in content), tuple(k for _s, k in content)))
+    return forms
+
+
+def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
+    """A verb and particle joined where written apart, and apart where written joined."""
+    found = []
+    for i in range(len(term_stems) - 1):
+        if keys[i + 1] in PARTICLES and len(term_stems[i]) >= 3:
+            joined = term_stems[i] + keys[i + 1]
+            found.append(
+                (
+                    term_stems[:i] + (joined,) + term_stems[i + 2 :],
+                    keys[:i] + (keys[i] + keys[i + 1],) + keys[i + 2 :],
+                )
+            )
+    for i, (s, k) in enumerate(zip(term_stems, keys, strict=True)):
+        for particle in PARTICLES:
+            if k.endswith(particle) and len(k) - len(particle) >= 3 and s == k:
+                head = stem(k[: -len(particle)])
+                found.append(
+                    (
+                        term_stems[:i] + (head, particle) + term_stems[i + 1 :],
+                        keys[:i] + (k[: -len(particle)], particle) + keys[i + 1 :],
+                    )
+                )
+    return found
 
 
 @dataclass(frozen=True)
@@ -46,6 +134,7 @@ class ValueRecord:
     aliases: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
     ambiguous: tuple[str, ...] = ()
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -54,6 +143,7 @@ class Document:
 
     text: str
     value_ids: frozenset[int]
+    label: str = ""  # how a suggestion names the case ("like cases ...")
 
 
 @dataclass(frozen=True)
@@ -66,6 +156,8 @@ class Term:
     text: str
     kind: str  # "name", "alias" or "phrase"
     ambiguous: bool = False
+    everyday: bool = False  # a one-word phrase that is a common English word ("stalled")
+    paraphrase: bool = False  # read with a synonym of its predicate (incidents.suggest.synonyms)
     stem_set: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -96,6 +188,13 @@ class Lexicon:
     # Every stem the library's case text uses: such a word is no typo.
     corpus_stems: frozenset[str] = frozenset()
     children: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    # The tagged cases for the like-cases prior (incidents.suggest.prior), and their labels.
+    cases: CaseIndex = field(default_factory=CaseIndex)
+    case_labels: list[str] = field(default_factory=list)
+    # stem -> the values whose own wording (name, aliases, phrases) uses it.
+    support: dict[str, frozenset[int]] = field(default_factory=dict)
+    # ... and the values whose description uses it.
+    described: dict[str, frozenset[int]] = field(default_factory=dict)
     _ancestors: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -121,7 +220,23 @@ class Lexicon:
             joined[:n] for joined in lexicon.by_joined for n in range(1, len(joined) + 1)
         )
         lexicon._learn(documents)
+        lexicon._index_support()
         return lexicon
+
+    def _index_support(self) -> None:
+        """Each value's own words, as stems (function words left out), for the prior."""
+        function_stems = {stem(w) for w in FUNCTION_WORDS}
+        support: dict[str, set[int]] = defaultdict(set)
+        described: dict[str, set[int]] = defaultdict(set)
+        for value in self.values.values():
+            wording = [value.name, *value.aliases, *value.phrases]
+            for into, texts in ((support, wording), (described, [value.description])):
+                for text in texts:
+                    for s in stems(text):
+                        if s not in function_stems and len(s) > 1:
+                            into[s].add(value.id)
+        self.support = {s: frozenset(ids) for s, ids in support.items()}
+        self.described = {s: frozenset(ids) for s, ids in described.items()}
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
@@ -131,21 +246,32 @@ class Lexicon:
         for text, kind in spellings:
             for variant in dict.fromkeys([text, _PARENTHESIS.sub("", text)]):
                 words = tokens(variant)
-                term_stems = tuple(t.stem for t in words)
-                if not term_stems or term_stems in seen:
+                if not words:
                     continue
-                seen.add(term_stems)
-                term = Term(
-                    term_stems,
-                    tuple(t.key for t in words),
-                    value.id,
-                    text,
-                    kind,
-                    ambiguous=spelling_key(text) in ambiguous,
-                )
-                self.by_first[term_stems[0]].append(term)
-                if kind != "phrase":
-                    self.by_joined["".join(term.keys)].append(term)
+                everyday = kind == "phrase" and len(words) == 1 and _everyday(words[0])
+                base = (tuple(t.stem for t in words), tuple(t.key for t in words))
+                is_ambiguous = spelling_key(text) in ambiguous
+                forms = [(f, False) for f in _forms(base, kind)]
+                if not is_ambiguous and PARAPHRASES:
+                    # A name or alias paraphrased ("flaky GPU" for "faulty GPU") is a phrase.
+                    forms += [((p, p), True) for f, _k in forms for p in _paraphrases(f)]
+                for (term_stems, keys), paraphrase in forms:
+                    if term_stems in seen:
+                        continue
+                    seen.add(term_stems)
+                    term = Term(
+                        term_stems,
+                        keys,
+                        value.id,
+                        text,
+                        "phrase" if paraphrase else kind,
+                        ambiguous=is_ambiguous,
+                        everyday=everyday,
+                        paraphrase=paraphrase,
+                    )
+                    self.by_first[term_stems[0]].append(term)
+                    if kind != "phrase" and not paraphrase and keys == base[1]:
+                        self.by_joined["".join(term.keys)].append(term)
 
     def _learn(self, documents: Sequence[Document]) -> None:
         """Weights of words distinctive of each value's cases (see the module docstring)."""
@@ -153,6 +279,14 @@ class Lexicon:
             return
         doc_stems = [frozenset(stems(d.text)) for d in documents]
         self.corpus_stems = frozenset().union(*doc_stems)
+        function_stems = {stem(w) for w in FUNCTION_WORDS}
+        self.cases = CaseIndex.build(
+            [
+                (found - function_stems, d.value_ids)
+                for found, d in zip(doc_stems, documents, strict=True)
+            ]
+        )
+        self.case_labels = [d.label for d in documents]
         df = Counter(s for found in doc_stems for s in found)
         cases_of = Counter(v for d in documents for v in d.value_ids)
         shared: dict[str, Counter[int]] = defaultdict(Counter)
@@ -167,7 +301,7 @@ class Lexicon:
                 if v in self.values and self.values[v].facet == ORGANISATION.facet
             }
             for s in found:
-                if df[s] <= limit and len(s) > 2 and not s.isdigit():
+                if df[s] <= limit and len(s) > 2 and not s.isdigit() and _rare(s):
                     shared[s].update(document.value_ids)
                     for value_id in document.value_ids:
                         sources[(s, value_id)].update(organisations)

@@ -11,12 +11,15 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 
 from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
 from incidents.suggest.lexicon import Document, Lexicon, ValueRecord
+
+if TYPE_CHECKING:
+    from incidents.services.library_entries import VocabularyEntry
 
 # The cases learned evidence is read from, at most, and the characters of each.
 MAX_LEARNED_CASES = 2_000
@@ -51,39 +54,62 @@ def _signature() -> tuple[Any, ...]:
     return (connection.alias, connection.settings_dict.get("NAME"), *tuple(row or ()))
 
 
-def _build(given: Iterable[FacetValue] | None) -> tuple[Lexicon, dict[int, FacetValue]]:
-    values = {v.id: v for v in (given if given is not None else FacetValue.objects.all())}
+def stored_aliases() -> dict[int, list[str]]:
+    """Every alias's text by the id of the value it names (one query)."""
     aliases: dict[int, list[str]] = defaultdict(list)
     for value_id, text in FacetAlias.objects.values_list("value_id", "text"):
         aliases[value_id].append(text)
+    return aliases
+
+
+def value_record(
+    value: FacetValue | VocabularyEntry,
+    *,
+    id: int,
+    aliases: Iterable[str],
+    parent_id: int | None = None,
+) -> ValueRecord:
+    """The engine's record of a stored value or of a vocabulary file's entry (their fields are
+    named alike; a stored value's aliases are rows of their own, hence given apart)."""
+    return ValueRecord(
+        id=id,
+        facet=value.facet,
+        slug=value.slug,
+        name=value.name,
+        parent_id=parent_id,
+        aliases=tuple(aliases),
+        phrases=tuple(value.phrases or ()),
+        ambiguous=tuple(value.ambiguous or ()),
+        description=value.description or "",
+    )
+
+
+def _build(given: Iterable[FacetValue] | None) -> tuple[Lexicon, dict[int, FacetValue]]:
+    values = {v.id: v for v in (given if given is not None else FacetValue.objects.all())}
+    aliases = stored_aliases()
     # Learned evidence reads the most recently changed cases, at most MAX_LEARNED_CASES, and
     # the start of their text: a rebuild then costs the same at 100,000 cases as at 2,000.
-    recent = Case.objects.order_by("-updated_at", "-id").values_list(
-        "id", "title", "summary", "detection"
-    )[:MAX_LEARNED_CASES]
+    recent = list(
+        Case.objects.order_by("-updated_at", "-id").values_list(
+            "id", "title", "summary", "detection"
+        )[:MAX_LEARNED_CASES]
+    )
     texts = {
         case_id: " ".join((title, summary, detection))[:MAX_LEARNED_CHARS]
         for case_id, title, summary, detection in recent
     }
+    titles = {case_id: title for case_id, title, _summary, _detection in recent}
     tags: dict[int, set[int]] = defaultdict(set)
     for case_id, value_id in CaseFacetLink.objects.filter(case_id__in=list(texts)).values_list(
         "case_id", "value_id"
     ):
         tags[case_id].add(value_id)
     documents = [
-        Document(text, frozenset(tags.get(case_id, ()))) for case_id, text in sorted(texts.items())
+        Document(text, frozenset(tags.get(case_id, ())), titles[case_id])
+        for case_id, text in sorted(texts.items())
     ]
     records = [
-        ValueRecord(
-            id=v.id,
-            facet=v.facet,
-            slug=v.slug,
-            name=v.name,
-            parent_id=v.parent_id,
-            aliases=tuple(aliases.get(v.id, ())),
-            phrases=tuple(v.phrases or ()),
-            ambiguous=tuple(v.ambiguous or ()),
-        )
+        value_record(v, id=v.id, aliases=aliases.get(v.id, ()), parent_id=v.parent_id)
         for v in values.values()
     ]
     return Lexicon.build(records, documents), values

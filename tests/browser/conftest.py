@@ -16,6 +16,8 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -111,8 +113,19 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
     opened.set_default_timeout(TIMEOUT_MS)
     yield opened
     context.close()
+    _wait_for_open_requests()
     assert not foreign, f"requests to other origins than the test server: {foreign}"
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def _wait_for_open_requests(timeout: float = 10.0) -> None:
+    """Wait until the live server has answered what the closed page still asked (a thread per
+    connection, ending once the browser drops it): the test database's flush that follows fails
+    ("database table is locked") while a request still reads a table."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and "process_request_thread" in thread.name:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 @pytest.fixture

@@ -137,6 +137,8 @@ def test_everything_works_without_javascript(
     page.get_by_role("button", name="Search", exact=True).click()
     expect(page).to_have_url(re.compile(r"component=network"))
     expect(page).to_have_url(re.compile(r"q=links"))
+    # The address changes when the navigation starts: wait for the new page before reading it.
+    page.wait_for_load_state()
     assert _listed(page) == ["flaky-network"]
     page.locator(".applied a.chip", has_text="Network").click()
     expect(page).to_have_url(re.compile(r"/\?q=links$"))

@@ -13,9 +13,9 @@ import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DatabaseError
 
 from incidents.evaluation.bench import run_benchmark
+from incidents.management.readiness import require_rows
 from incidents.models import FacetValue
 
 
@@ -30,13 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["cases"] < 1 or options["queries"] < 1 or options["chars"] < 1:
             raise CommandError("--cases, --queries and --chars must be positive")
-        try:
-            if not FacetValue.objects.exists():
-                raise CommandError("The vocabulary is empty: run `manage.py load_cases` first.")
-        except DatabaseError as exc:
-            raise CommandError(
-                f"The database is not ready ({exc}): run `manage.py migrate` and `load_cases`."
-            ) from exc
+        require_rows(FacetValue, "The vocabulary is empty")
         result = run_benchmark(
             options["cases"], queries_count=options["queries"], query_chars=options["chars"]
         )
@@ -48,9 +42,9 @@ class Command(BaseCommand):
         )
         for timing in result.timings:
             self.stdout.write(
-                f"  {timing.label} ({len(timing.times_ms)} queries, "
+                f"  {timing.label} ({len(timing.wall.ms)} queries, "
                 f"{result.query_chars:.0f} characters): "
-                f"p50 {timing.p50:.1f} ms, p95 {timing.p95:.1f} ms; CPU time "
+                f"p50 {timing.wall.p50:.1f} ms, p95 {timing.wall.p95:.1f} ms; CPU time "
                 f"{'(with the PostgreSQL backend) ' if timing.cpu_includes_server else ''}"
-                f"p50 {timing.cpu_p50:.1f} ms, p95 {timing.cpu_p95:.1f} ms"
+                f"p50 {timing.cpu.p50:.1f} ms, p95 {timing.cpu.p95:.1f} ms"
             )

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import DatabaseError, connection
+from django.db import connection
 
 from incidents.evaluation.dataset import HALVES, load_items
 from incidents.evaluation.retrieval import RetrievalReport, evaluate
+from incidents.management.readiness import require_rows
 from incidents.models import Case
 
 
@@ -27,13 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--file", type=Path, default=None, help="another evaluation set")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            if not Case.objects.exists():
-                raise CommandError("The library is empty: run `manage.py load_cases` first.")
-        except DatabaseError as exc:
-            raise CommandError(
-                f"The database is not ready ({exc}): run `manage.py migrate` and `load_cases`."
-            ) from exc
+        require_rows(Case, "The library is empty")
         halves = list(HALVES) if options["half"] == "all" else [options["half"]]
         try:
             reports = [evaluate(load_items(options["file"], half=h), h) for h in halves]
@@ -55,7 +50,7 @@ class Command(BaseCommand):
             f" MRR {search.mrr:.2f}"
         )
         self.stdout.write(
-            f"  time per search: p50 {search.p50_ms:.1f} ms, p95 {search.p95_ms:.1f} ms"
+            f"  time per search: p50 {search.times.p50:.1f} ms, p95 {search.times.p95:.1f} ms"
         )
         self.stdout.write(f"  substring matches: {len(report.substring_matches)}")
         if report.half == "tune" and search.missed:

@@ -1,0 +1,100 @@
+"""Ways engineers say the same thing happened, so that a curated phrase holds its paraphrases.
+
+A phrase such as "api server went down" is also read as "api server fell over", "api server
+died", "api server stopped responding"; "throughput dropped" as "throughput fell" or "throughput
+tanked". Each group below is a set of interchangeable predicates of incident reports (general
+English and operations slang, not words of any one case); a phrase holding one member gets a
+variant for each other member of its group (lexicon.Lexicon._add_value), weighed a little below
+the phrase as written (weights.VARIANT_FACTOR). A member may sit in more than one group.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from incidents.suggest.words import stems
+
+GROUPS: tuple[tuple[str, ...], ...] = (
+    # became unavailable
+    (
+        "went down",
+        "was down",
+        "is down",
+        "fell over",
+        "stopped responding",
+        "stopped working",
+        "became unavailable",
+        "was unavailable",
+        "went offline",
+        "was unreachable",
+        "became unreachable",
+        "went dark",
+        "was toast",
+        "is toast",
+    ),
+    # got slower
+    ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
+    # slow
+    ("slow", "slowly", "sluggish", "crawling", "crawl"),
+    # fell (a rate or a figure)
+    (
+        "dropped",
+        "declined",
+        "decreased",
+        "tanked",
+        "plummeted",
+        "sagged",
+        "dipped",
+        "drifted down",
+        "slipped",
+    ),
+    # rose (a rate or a figure)
+    ("went up", "jumped", "spiked", "climbed", "shot up", "increased", "surged", "ballooned"),
+    # timed out
+    ("timed out", "times out", "hit the timeout"),
+    # stopped making progress
+    ("hung", "got stuck", "was stuck", "froze", "stalled", "wedged", "locked up", "deadlocked"),
+    # stopped and started again
+    ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
+    # a part that misbehaves
+    ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
+    # a mistake
+    ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
+)
+# Words that are also nouns or adjectives of other meanings ("errored" stems to "error",
+# "lost" and "fell" are everywhere, "slowed" to "slow") are left out: a variant of "gpu errors"
+# must not read "gpu failed".
+
+
+@functools.cache
+def groups_by_stems() -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """The groups as stem sequences."""
+    return tuple(tuple(tuple(stems(member)) for member in group) for group in GROUPS)
+
+
+def paraphrases(
+    term_stems: tuple[str, ...], others: Callable[[tuple[str, ...]], bool]
+) -> list[tuple[str, ...]]:
+    """The stem sequences a phrase is also read as: one member of a group it holds replaced
+    by each other member (the first member found, so that variants stay few), when what is
+    left of the phrase (`others`) still says what it happened to ("api server" in "api server
+    went down"; "running slow" alone is a predicate, and its variants would be any slowness)."""
+    found: list[tuple[str, ...]] = []
+    for group in groups_by_stems():
+        for member in group:
+            at = _find(term_stems, member)
+            if at is None or not others(term_stems[:at] + term_stems[at + len(member) :]):
+                continue
+            for other in group:
+                if other != member:
+                    found.append(term_stems[:at] + other + term_stems[at + len(member) :])
+            break
+    return found
+
+
+def _find(haystack: tuple[str, ...], needle: tuple[str, ...]) -> int | None:
+    for start in range(len(haystack) - len(needle) + 1):
+        if haystack[start : start + len(needle)] == needle:
+            return start
+    return None
