@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
 from django.db.models import (
     F,
     Q,
@@ -40,7 +41,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
-from incidents.models.search import DOCUMENT_COUNT_TERM
+from incidents.models.search import DOCUMENT_COUNT_TERM, SEARCH_INDEX_TABLE
 from incidents.search import backend, postings
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query
 from incidents.suggest import Suggestion, suggest_filters
@@ -227,13 +228,50 @@ class TextSearch:
         """The ids of the cases holding a term: its postings; a phrase's from the index."""
         if term.stems not in self._cases:
             if term.is_phrase:
-                rows = SearchIndex.objects.filter(
-                    **{"document__matches": backend.match_expression([term])}
-                ).values_list("case_id", flat=True)
-                self._cases[term.stems] = BitMap(rows)
+                self._cases[term.stems] = self._phrase_cases(term)
             else:
                 self._load_postings([term])
         return self._cases[term.stems]
+
+    def _phrase_cases(self, term: Term) -> BitMap:
+        """The cases holding a phrase: of those holding all its words (postings), the ones the
+        index finds it in."""
+        holding = self._all_words(term)
+        if not holding:
+            return holding
+        rows = SearchIndex.objects.filter(**{"document__matches": backend.match_expression([term])})
+        return BitMap(rows.values_list("case_id", flat=True)) & holding
+
+    def _all_words(self, term: Term) -> BitMap:
+        words = [Term((s,), s) for s in dict.fromkeys(term.stems)]
+        self._load_postings(words)
+        return BitMap.intersection(*(self._cases_of(w) for w in words))
+
+    def _load_phrases(self, terms: Iterable[Term]) -> None:
+        """On PostgreSQL, the cases of every phrase in one read of the vectors of the cases
+        holding all the words of one of them (a phrase of common words would otherwise read
+        most vectors, once per phrase, to check the words' positions)."""
+        wanted = {t.stems: t for t in terms if t.is_phrase and t.stems not in self._cases}
+        phrases = list(wanted.values())
+        if not phrases or not backend.is_postgres():
+            return
+        holding = [self._all_words(t) for t in phrases]
+        rows = BitMap.union(BitMap(), *holding)
+        if len(rows) > MAX_RANKED_IDS:
+            return  # read one by one (_phrase_cases)
+        found = [BitMap() for _t in phrases]
+        if rows:
+            tests = ", ".join(f"{SEARCH_INDEX_TABLE} @@ to_tsquery('simple', %s)" for _t in phrases)
+            sql = f"SELECT rowid, {tests} FROM {SEARCH_INDEX_TABLE} WHERE rowid = ANY(%s)"
+            params = [backend.match_expression([t]) for t in phrases]
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [*params, list(rows)])
+                for case_id, *held in cursor.fetchall():
+                    for cases, yes in zip(found, held, strict=True):
+                        if yes:
+                            cases.add(case_id)
+        for term, cases in zip(phrases, found, strict=True):
+            self._cases[term.stems] = cases
 
     def _ranked_cases(self, term: Term) -> BitMap:
         """The cases whose rank a term may raise: a phrase's are those holding any of its words
@@ -261,6 +299,7 @@ class TextSearch:
         if self._matched is None:
             included = (*self.terms, *self.tags)
             self._load_postings((*included, *self.parsed.excluded))
+            self._load_phrases((*included, *self.parsed.excluded))
             found = BitMap()
             if self.parsed:
                 found = BitMap.union(found, *(self._cases_of(t) for t in included))
