@@ -51,8 +51,11 @@ provision:
 		echo "provision: not root or no apt-get; browser and kube-apiserver tests will be skipped"; \
 	fi
 
+# Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): each
+# process of the suite, and each Python it starts, would otherwise compile the app and rewrite the
+# test modules' asserts again (__pycache__/ is git-ignored).
 test: install-dev provision
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -9,7 +9,13 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "incidents.config.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`manage.py eval_suggestions --misses | head`): stop quietly, as
+        # Unix tools do; what is still buffered goes nowhere instead of into a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

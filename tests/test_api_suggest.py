@@ -28,6 +28,7 @@ def test_suggestions_carry_facet_slug_name_words_score_and_count(
         "matched_words": ["nccl", "timeouts"],
         "via": "name",
         "score": 1.0,
+        "like_cases": [],  # named outright: the like cases were not needed
         "count": 2,  # flaky-network and leaky-loader
     }
     assert by_slug["training-data-loader"]["matched_words"] == ["dataloader"]

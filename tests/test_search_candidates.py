@@ -15,8 +15,8 @@ from pyroaring import BitMap
 from incidents.evaluation.bench import queries
 from incidents.evaluation.dataset import load_items
 from incidents.models import Case, SearchTerm
-from incidents.search import TextSearch, plan, postings
-from incidents.search.plan import BoundSums
+from incidents.search import TextSearch, candidates, plan, postings
+from incidents.search.bounds import BoundSums
 from incidents.selectors.cases import case_list
 from incidents.services.search_index import refresh_search_index
 from incidents.suggest import suggest_filters
@@ -45,8 +45,8 @@ def test_the_first_page_ranked_over_candidates_is_the_full_rankings(
     seeded_library: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Prune even on 76 cases: rank 3 cases of highest bound first, then those that can beat them.
-    monkeypatch.setattr(plan, "RANK_WHOLE", 0)
-    monkeypatch.setattr(plan, "RANK_FIRST", 3)
+    monkeypatch.setattr(candidates, "RANK_WHOLE", 0)
+    monkeypatch.setattr(candidates, "RANK_FIRST", 3)
     for text in _texts():
         for k in (1, 5, 20):
             search = TextSearch(text)
@@ -56,8 +56,8 @@ def test_the_first_page_ranked_over_candidates_is_the_full_rankings(
 def test_within_a_facet_filter_the_first_page_is_the_filtered_rankings(
     seeded_library: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(plan, "RANK_WHOLE", 0)
-    monkeypatch.setattr(plan, "RANK_FIRST", 2)
+    monkeypatch.setattr(candidates, "RANK_WHOLE", 0)
+    monkeypatch.setattr(candidates, "RANK_FIRST", 2)
     within = BitMap(Case.objects.filter(slug__contains="a").values_list("id", flat=True))
     for text in _texts()[:8]:
         search = TextSearch(text)
@@ -140,8 +140,8 @@ def _full_slug(text: str) -> str:
 def test_the_api_lists_a_search_as_the_full_ranked_query(
     seeded_library: None, client: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(plan, "RANK_WHOLE", 0)
-    monkeypatch.setattr(plan, "RANK_FIRST", 3)
+    monkeypatch.setattr(candidates, "RANK_WHOLE", 0)
+    monkeypatch.setattr(candidates, "RANK_FIRST", 3)
     text = "the api server fell over when every node started listing pods at once"
     body = client.get("/api/cases/", {"q": text, "page_size": 10}).json()  # type: ignore[attr-defined]
     search = TextSearch(text)

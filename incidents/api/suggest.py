@@ -45,7 +45,14 @@ class SuggestionSerializer(serializers.Serializer[Any]):
     )
     via = serializers.CharField(
         source="suggestion.via",
-        help_text="How it was found: name, alias, phrase, learned or children.",
+        help_text="How it was found: name, alias, phrase, learned, children or like (the "
+        "cases most like the text are tagged with it, and some of its words are in the text).",
+    )
+    like_cases = serializers.ListField(
+        child=serializers.CharField(),
+        source="suggestion.like",
+        help_text="Titles of the cases most like the text that are tagged with it, when they "
+        "raised it.",
     )
     score = serializers.FloatField(source="suggestion.score", help_text="0 to 1.")
     count = serializers.IntegerField(help_text="Cases the filter would give.")

@@ -1,8 +1,10 @@
 """Text search over cases, the same on SQLite and PostgreSQL.
 
-`TextSearch(text)` plans a search (query syntax in `incidents.search.query`, stems in
-`incidents.search.terms`, the database's own syntax in `incidents.search.backend`) and ranks a
-case queryset; `CaseFilterSet` applies it for `q`, and nothing else should. The index it reads is
+`TextSearch(text)` (`incidents.search.plan`) plans a search (query syntax in
+`incidents.search.query`, stems in `incidents.search.terms`, the database's own syntax in
+`incidents.search.backend`, the cases of each word in `incidents.search.matches`, the first page by
+MaxScore in `incidents.search.candidates` with the bounds of `incidents.search.bounds`, did you
+mean in `incidents.search.correct`) and ranks a case queryset; `CaseFilterSet` applies it for `q`, and nothing else should. The index it reads is
 kept in step by `incidents.services.search_index`.
 """
 
@@ -13,7 +15,8 @@ from collections.abc import Iterable
 from django.db.models import QuerySet
 
 from incidents.models import Case, FacetValue
-from incidents.search.plan import Correction, TextSearch
+from incidents.search.correct import Correction
+from incidents.search.plan import TextSearch
 from incidents.search.query import ParsedQuery, parse_query
 
 __all__ = ["Correction", "ParsedQuery", "TextSearch", "parse_query", "search_cases"]

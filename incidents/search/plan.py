@@ -9,39 +9,32 @@ values the text names, and then:
 - `coverage(case_ids)` says how many of the query's words each case holds (one query), for
   "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
-  is in no case);
+  is in no case: `incidents.search.correct`);
 - `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
-  (one query, plus one per phrase), for counts without running the match again;
+  (one query, plus one per phrase: `incidents.search.matches`), for counts without running the
+  match again;
 - `top(k, within)` the first `k` of `apply()`'s order among them, ranking only the cases
   that can be there (MaxScore: a case holding none of the words that carry the most weight
-  cannot beat the k-th best found so far): one or two queries over a few hundred cases instead
-  of ranking every match.
+  cannot beat the k-th best found so far; `incidents.search.candidates`, with the bounds of
+  `incidents.search.bounds`): one or two queries over a few hundred cases instead of ranking
+  every match.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-import operator
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import (
-    F,
-    Q,
-    QuerySet,
-    Value,
-)
-from django.db.models.expressions import RawSQL
+from django.db.models import F, QuerySet, Value
 from pyroaring import BitMap
-from rapidfuzz import process
-from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
-from incidents.search import backend, postings
+from incidents.search import backend, candidates
+from incidents.search.bounds import bm25_idf
+from incidents.search.correct import Correction, correct
+from incidents.search.matches import CaseSets
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query
 from incidents.suggest import Suggestion, suggest_filters
 
@@ -51,88 +44,8 @@ MAX_MATCH_CLAUSES = 12
 COMMON_WORD_QUERY = 4
 # Words of a query whose coverage is shown per case, at most.
 MAX_COVERAGE_CLAUSES = 24
-# top_ids: a match of at most this many cases is ranked whole; else the cases of the heaviest
-# words are ranked first, about this many, to learn the score to beat.
-RANK_WHOLE = 400
-# top_ids gives up (None: rank the queryset) rather than list more case ids than this.
-MAX_RANKED_IDS = 20_000
-# top_ids: the cases of highest bound ranked first, at least (their k-th score is the one to
-# beat); BoundSums rounds bounds up to this fraction of their total.
-RANK_FIRST = 300
-BOUND_STEPS = 4096
 
 _NEWEST_FIRST: list[Any] = list(Case._meta.ordering or [])
-
-
-def bm25_idf(documents: int, holding: int) -> float:
-    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), and a tiny positive value when not above 0."""
-    idf = math.log((documents - holding + 0.5) / (holding + 0.5)) if documents else 0.0
-    return idf if idf > 0 else 1e-6
-
-
-@dataclass(frozen=True)
-class Correction:
-    """A query with its misspelt words replaced by words the library holds."""
-
-    text: str
-    words: tuple[tuple[str, str], ...]  # (as typed, corrected)
-
-
-class BoundSums:
-    """Per case, the sum of the weights of the given sets holding it, kept as bit slices (a
-    bitmap per binary digit of the sum, weights rounded up to 1/BOUND_STEPS of their total), so
-    that "the cases whose sum reaches x" costs a few bitmap operations and no case is visited
-    one by one."""
-
-    def __init__(self, weighted: Sequence[tuple[float, BitMap]]) -> None:
-        total = sum(w for w, _cases in weighted)
-        self.unit = total / BOUND_STEPS if total > 0 else 1.0
-        self.cases = BitMap.union(BitMap(), *(cases for _w, cases in weighted))
-        self.top_sum = 0
-        self.slices: list[BitMap] = []
-        for weight, cases in weighted:
-            step = math.ceil(weight / self.unit)
-            self.top_sum += step
-            self._add(step, cases)
-
-    def _add(self, step: int, cases: BitMap) -> None:
-        """Add `step` to the sum of each of `cases` (binary addition, ripple carry)."""
-        carry, digit = BitMap(), 0
-        while step or carry:
-            if digit == len(self.slices):
-                self.slices.append(BitMap())
-            added = cases if step & 1 else BitMap()
-            held = self.slices[digit]
-            self.slices[digit] = held ^ added ^ carry
-            carry = (held & added) | (carry & (held ^ added))
-            step, digit = step >> 1, digit + 1
-
-    def _at_least(self, threshold: int) -> BitMap:
-        above, equal = BitMap(), BitMap(self.cases)
-        for digit in reversed(range(max(len(self.slices), threshold.bit_length()))):
-            held = self.slices[digit] if digit < len(self.slices) else BitMap()
-            if threshold >> digit & 1:
-                equal &= held
-            else:
-                above |= equal & held
-                equal -= held
-        return above | equal
-
-    def reaching(self, value: float) -> BitMap:
-        """The cases whose sum may reach `value` (every case whose sum does, and a few just
-        under it: the weights were rounded up)."""
-        return self._at_least(math.floor(value / self.unit))
-
-    def highest(self, count: int) -> BitMap:
-        """At least `count` cases (or all) with the highest sums, and few more."""
-        low, high = 0, self.top_sum  # _at_least(low) holds >= count cases
-        while low < high:
-            middle = (low + high + 1) // 2
-            if len(self._at_least(middle)) >= count:
-                low = middle
-            else:
-                high = middle - 1
-        return self._at_least(low)
 
 
 class TextSearch:
@@ -157,9 +70,7 @@ class TextSearch:
         self.documents = holding.pop(DOCUMENT_COUNT_TERM, 0)
         self._holding = holding
         self.kept = self._keep(self.parsed.clauses)
-        self._cases: dict[tuple[str, ...], BitMap] = {}
-        self._title: dict[tuple[str, ...], BitMap] = {}
-        self._summary: dict[tuple[str, ...], BitMap] = {}
+        self.case_sets = CaseSets()
         self._matched: BitMap | None = None
 
     # --- planning ---------------------------------------------------------------------------
@@ -223,129 +134,25 @@ class TextSearch:
 
     # --- the matches as ids, and the first k of them ---------------------------------------
 
-    def _cases_of(self, term: Term) -> BitMap:
-        """The ids of the cases holding a term: its postings; a phrase's from the index."""
-        if term.stems not in self._cases:
-            if term.is_phrase:
-                rows = SearchIndex.objects.filter(
-                    **{"document__matches": backend.match_expression([term])}
-                ).values_list("case_id", flat=True)
-                self._cases[term.stems] = BitMap(rows)
-            else:
-                self._load_postings([term])
-        return self._cases[term.stems]
-
-    def _ranked_cases(self, term: Term) -> BitMap:
-        """The cases whose rank a term may raise: a phrase's are those holding any of its words
-        (PostgreSQL ranks how near its words are in any case holding two of them)."""
-        if not term.is_phrase:
-            return self._cases_of(term)
-        words = [Term((s,), s) for s in term.stems]
-        self._load_postings(words)
-        return BitMap.union(BitMap(), *(self._cases_of(w) for w in words))
-
-    def _load_postings(self, terms: Iterable[Term]) -> None:
-        wanted = {t.stems[0] for t in terms if not t.is_phrase and t.stems not in self._cases}
-        if wanted:
-            rows = SearchTerm.objects.filter(term__in=wanted).values_list(
-                "term", "postings", "title_postings", "summary_postings"
-            )
-            found = {row[0]: [postings.decode(data) for data in row[1:]] for row in rows}
-            for stem in wanted:
-                cases, title, summary = found.get(stem) or [BitMap(), BitMap(), BitMap()]
-                self._cases[(stem,)], self._title[(stem,)] = cases, title
-                self._summary[(stem,)] = summary
-
     def matched(self, within: BitMap | None = None) -> BitMap:
         """The ids of the cases `apply()` keeps (of `within` when given), from the postings."""
         if self._matched is None:
+            sets = self.case_sets
             included = (*self.terms, *self.tags)
-            self._load_postings((*included, *self.parsed.excluded))
+            sets.load_postings((*included, *self.parsed.excluded))
+            sets.load_phrases((*included, *self.parsed.excluded))
             found = BitMap()
             if self.parsed:
-                found = BitMap.union(found, *(self._cases_of(t) for t in included))
+                found = BitMap.union(found, *(sets.of(t) for t in included))
             for term in self.parsed.excluded:
-                found -= self._cases_of(term)
+                found -= sets.of(term)
             self._matched = found
         return self._matched & within if within is not None else BitMap(self._matched)
-
-    def _bounds(self, terms: Sequence[Term]) -> list[tuple[float, BitMap]]:
-        """Sets of cases and weights such that a case's rank is at most the sum of the weights
-        of the sets holding it (backend.term_bounds; on PostgreSQL a word weighs a quarter of its
-        bound in a case holding it only in the rest of the text, half in the summary or facets,
-        all in the title: the first column holding a word bounds its rank)."""
-        weighted = []
-        for term in terms:
-            weight = self.idf(term)
-            if term.is_phrase and not backend.is_postgres():
-                weight = bm25_idf(self.documents, 0)  # FTS5 counts a phrase's own cases
-            weighted.append((term, weight))
-        found: list[tuple[float, BitMap]] = []
-        for term, bound in backend.term_bounds(weighted):
-            cases = self._ranked_cases(term)
-            if not backend.is_postgres() or backend.is_tag(term):
-                found.append((bound, cases))
-            elif not term.is_phrase:
-                title, summary = self._title[term.stems], self._summary[term.stems]
-                found += [(bound / 4, cases), (bound / 4, summary | title), (bound / 2, title)]
-            elif len(set(term.stems)) > 1:
-                # ts_rank of a phrase is 1e-20 in a case holding one of its words, and at most
-                # 1 in a case holding two or more.
-                found += [(bound * 1e-19, cases), (bound, self._two_words(term))]
-            else:
-                found.append((bound, cases))
-        return found
-
-    def _two_words(self, term: Term) -> BitMap:
-        """The cases holding at least two distinct words of a phrase."""
-        seen, twice = BitMap(), BitMap()
-        for stem in dict.fromkeys(term.stems):
-            cases = self._cases_of(Term((stem,), stem))
-            twice |= seen & cases
-            seen |= cases
-        return twice
-
-    def _rank(self, case_ids: BitMap | None, k: int) -> list[Case]:
-        """The first k of the given cases (None: of all) in `apply()`'s order, with their
-        `search_score`."""
-        cases = Case.objects.all()
-        if case_ids is not None and backend.is_postgres():
-            # One array parameter, not thousands (each of which the client would quote).
-            ids = RawSQL("SELECT unnest(%s::integer[])", (list(case_ids),))
-            cases = cases.filter(id__in=ids)
-        elif case_ids is not None:
-            cases = cases.filter(id__in=list(case_ids))
-        return list(self.apply(cases)[:k])
 
     def top(self, k: int, within: BitMap | None = None) -> list[Case] | None:
         """The first `k` cases of `apply()` (among `within`, ids), exactly, ranking only the
         cases that can be among them; None when that would still be too many."""
-        if not self.narrows:
-            return None
-        found = self.matched(within)
-        if not found:
-            return []
-        if not backend.is_postgres():
-            # FTS5 runs the whole match whatever the rowids asked for, and ranks it in C as
-            # fast as it matches: rank it once.
-            if within is not None and len(within) > MAX_RANKED_IDS:
-                return None
-            return self._rank(within, k)
-        if len(found) <= RANK_WHOLE:
-            return self._rank(found, k)
-        sums = BoundSums([(w, cases & found) for w, cases in self._bounds(self.terms_and_tags)])
-        first = sums.highest(max(RANK_FIRST, k))
-        ranked = self._rank(first, k)
-        if len(ranked) < k:  # fewer than k cases match at all
-            return ranked
-        # Any case whose bound does not reach the k-th score found so far ranks below it.
-        beat = float(ranked[-1].search_score)  # type: ignore[attr-defined]
-        candidates = sums.reaching(beat) - first
-        if candidates:
-            if len(candidates) > MAX_RANKED_IDS:
-                return None
-            ranked = self._rank(candidates | first, k)
-        return ranked
+        return candidates.top(self, k, within)
 
     def top_ids(self, k: int, within: BitMap | None = None) -> list[int] | None:
         """The ids of `top(k, within)`."""
@@ -395,32 +202,4 @@ class TextSearch:
 
     def did_you_mean(self) -> Correction | None:
         """The query with each word no case holds replaced by the closest word some case holds."""
-        typed = [w for w in self.unknown_words() if len(w) >= 4 and w.isalpha()]
-        if not typed:
-            return None
-        first_letters = functools.reduce(operator.or_, [Q(word__istartswith=w[0]) for w in typed])
-        known = dict(
-            SearchTerm.objects.filter(first_letters, cases__gt=0)
-            .exclude(term=DOCUMENT_COUNT_TERM)
-            .values_list("word", "cases")
-        )
-        words = list(known)
-        fixes: list[tuple[str, str]] = []
-        for word in typed:
-            allowed = 1 if len(word) < 7 else 2
-            found = process.extract(
-                word.lower(),
-                words,
-                scorer=DamerauLevenshtein.distance,
-                score_cutoff=allowed,
-                limit=None,
-            )
-            if found:
-                best = min(found, key=lambda f: (f[1], -known[f[0]], f[0]))
-                fixes.append((word, best[0]))
-        if not fixes:
-            return None
-        text = self.text
-        for typed_word, fixed in fixes:
-            text = re.sub(rf"\b{re.escape(typed_word)}\b", fixed, text, flags=re.IGNORECASE)
-        return Correction(text, tuple(fixes))
+        return correct(self.text, self.unknown_words())

@@ -3,9 +3,10 @@
 "our nccl timeouts came from a leaking data loader" gives Symptom = NCCL timeout, Root cause =
 Memory leak and Component = Training data loader, each with the words that named it and a
 score. The library page, `/submit/`, `GET /api/suggest/` and the loader's "did you mean" all use
-it. How it decides: incidents.suggest.engine; what it knows: incidents.suggest.lexicon (names,
-aliases, curated phrases, ambiguous words, evidence learned from the tagged cases); the cache
-keyed on the library's contents: incidents.suggest.library.
+it. How it decides: incidents.suggest.engine (its steps: .matching, .selection, .scoring; its
+weights: .weights); what it knows: incidents.suggest.lexicon (names, aliases, curated phrases,
+ambiguous words, evidence learned from the tagged cases); the cache keyed on the library's
+contents: incidents.suggest.library.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass
 
 from incidents import facets
 from incidents.models import FacetValue
-from incidents.suggest.engine import MAX_CHARS, THRESHOLD, Found, suggest
+from incidents.suggest.engine import Found, suggest
 from incidents.suggest.library import library_lexicon
+from incidents.suggest.weights import MAX_CHARS, THRESHOLD
 from incidents.suggest.words import word_stem
 
 __all__ = [
@@ -41,7 +43,8 @@ class Suggestion:
     exact: bool  # False when a typo was forgiven
     score: float = 1.0  # 0 to 1; suggested from THRESHOLD up
     words: tuple[str, ...] = ()  # every word of the text that counted for it
-    via: str = "name"  # name, alias, phrase, learned or children
+    via: str = "name"  # name, alias, phrase, learned, children or like (the like-cases prior)
+    like: tuple[str, ...] = ()  # titles of the like cases that raised it (incidents.suggest.prior)
 
     @property
     def facet(self) -> str:
@@ -82,4 +85,5 @@ def _suggestion(found: Found, value: FacetValue) -> Suggestion:
         score=found.score,
         words=found.words,
         via=found.via,
+        like=found.like,
     )

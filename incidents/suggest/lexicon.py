@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from wordfreq import zipf_frequency
 
 from incidents.facets import ORGANISATION
+from incidents.suggest.prior import CaseIndex
 from incidents.suggest.synonyms import paraphrases
 from incidents.suggest.words import Token, stem, stems, tokens
 from incidents.text import spelling_key
@@ -133,6 +134,7 @@ class ValueRecord:
     aliases: tuple[str, ...] = ()
     phrases: tuple[str, ...] = ()
     ambiguous: tuple[str, ...] = ()
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ class Document:
 
     text: str
     value_ids: frozenset[int]
+    label: str = ""  # how a suggestion names the case ("like cases ...")
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,13 @@ class Lexicon:
     # Every stem the library's case text uses: such a word is no typo.
     corpus_stems: frozenset[str] = frozenset()
     children: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    # The tagged cases for the like-cases prior (incidents.suggest.prior), and their labels.
+    cases: CaseIndex = field(default_factory=CaseIndex)
+    case_labels: list[str] = field(default_factory=list)
+    # stem -> the values whose own wording (name, aliases, phrases) uses it.
+    support: dict[str, frozenset[int]] = field(default_factory=dict)
+    # ... and the values whose description uses it.
+    described: dict[str, frozenset[int]] = field(default_factory=dict)
     _ancestors: dict[int, list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -210,7 +220,23 @@ class Lexicon:
             joined[:n] for joined in lexicon.by_joined for n in range(1, len(joined) + 1)
         )
         lexicon._learn(documents)
+        lexicon._index_support()
         return lexicon
+
+    def _index_support(self) -> None:
+        """Each value's own words, as stems (function words left out), for the prior."""
+        function_stems = {stem(w) for w in FUNCTION_WORDS}
+        support: dict[str, set[int]] = defaultdict(set)
+        described: dict[str, set[int]] = defaultdict(set)
+        for value in self.values.values():
+            wording = [value.name, *value.aliases, *value.phrases]
+            for into, texts in ((support, wording), (described, [value.description])):
+                for text in texts:
+                    for s in stems(text):
+                        if s not in function_stems and len(s) > 1:
+                            into[s].add(value.id)
+        self.support = {s: frozenset(ids) for s, ids in support.items()}
+        self.described = {s: frozenset(ids) for s, ids in described.items()}
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
@@ -253,6 +279,14 @@ class Lexicon:
             return
         doc_stems = [frozenset(stems(d.text)) for d in documents]
         self.corpus_stems = frozenset().union(*doc_stems)
+        function_stems = {stem(w) for w in FUNCTION_WORDS}
+        self.cases = CaseIndex.build(
+            [
+                (found - function_stems, d.value_ids)
+                for found, d in zip(doc_stems, documents, strict=True)
+            ]
+        )
+        self.case_labels = [d.label for d in documents]
         df = Counter(s for found in doc_stems for s in found)
         cases_of = Counter(v for d in documents for v in d.value_ids)
         shared: dict[str, Counter[int]] = defaultdict(Counter)

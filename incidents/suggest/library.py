@@ -80,6 +80,7 @@ def value_record(
         aliases=tuple(aliases),
         phrases=tuple(value.phrases or ()),
         ambiguous=tuple(value.ambiguous or ()),
+        description=value.description or "",
     )
 
 
@@ -88,20 +89,24 @@ def _build(given: Iterable[FacetValue] | None) -> tuple[Lexicon, dict[int, Facet
     aliases = stored_aliases()
     # Learned evidence reads the most recently changed cases, at most MAX_LEARNED_CASES, and
     # the start of their text: a rebuild then costs the same at 100,000 cases as at 2,000.
-    recent = Case.objects.order_by("-updated_at", "-id").values_list(
-        "id", "title", "summary", "detection"
-    )[:MAX_LEARNED_CASES]
+    recent = list(
+        Case.objects.order_by("-updated_at", "-id").values_list(
+            "id", "title", "summary", "detection"
+        )[:MAX_LEARNED_CASES]
+    )
     texts = {
         case_id: " ".join((title, summary, detection))[:MAX_LEARNED_CHARS]
         for case_id, title, summary, detection in recent
     }
+    titles = {case_id: title for case_id, title, _summary, _detection in recent}
     tags: dict[int, set[int]] = defaultdict(set)
     for case_id, value_id in CaseFacetLink.objects.filter(case_id__in=list(texts)).values_list(
         "case_id", "value_id"
     ):
         tags[case_id].add(value_id)
     documents = [
-        Document(text, frozenset(tags.get(case_id, ()))) for case_id, text in sorted(texts.items())
+        Document(text, frozenset(tags.get(case_id, ())), titles[case_id])
+        for case_id, text in sorted(texts.items())
     ]
     records = [
         value_record(v, id=v.id, aliases=aliases.get(v.id, ()), parent_id=v.parent_id)

@@ -5,7 +5,7 @@ died", "api server stopped responding"; "throughput dropped" as "throughput fell
 tanked". Each group below is a set of interchangeable predicates of incident reports (general
 English and operations slang, not words of any one case); a phrase holding one member gets a
 variant for each other member of its group (lexicon.Lexicon._add_value), weighed a little below
-the phrase as written (engine.VARIANT_FACTOR). A member may sit in more than one group.
+the phrase as written (weights.VARIANT_FACTOR). A member may sit in more than one group.
 """
 
 from __future__ import annotations

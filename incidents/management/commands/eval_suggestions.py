@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from incidents.evaluation.suggestions import evaluate_suggestions, load_items
 from incidents.models import FacetValue
-from incidents.suggest import THRESHOLD, engine, suggest_filters
+from incidents.suggest import THRESHOLD, like, prior, suggest_filters, weights
 
 DEFAULT_SET = Path(settings.BASE_DIR) / "tests" / "data" / "retrieval_eval.yaml"
 
@@ -54,9 +54,12 @@ class Command(BaseCommand):
         threshold = options["threshold"]
         for setting in options["set"]:
             name, _eq, raw = setting.partition("=")
-            if not hasattr(engine, name) or not name.isupper():
-                raise CommandError(f"{name!r} is not a weight of incidents.suggest.engine")
-            setattr(engine, name, float(raw))
+            module = next((m for m in (weights, like, prior) if hasattr(m, name)), None)
+            if module is None or not name.isupper():
+                raise CommandError(
+                    f"{name!r} is not a weight of incidents.suggest.weights, .like or .prior"
+                )
+            setattr(module, name, type(getattr(module, name))(float(raw)))
         scores = evaluate_suggestions(items, lambda text: suggested(text, threshold))
         self.stdout.write(
             f"suggestions ({options['split']}, {len(items)} sentences, threshold {threshold}): "

@@ -1,0 +1,58 @@
+"""Did you mean: a query with its misspelt words replaced by the closest words the library holds
+(Damerau-Levenshtein over the index's words of the same first letter, one query)."""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import Q
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from incidents.models import SearchTerm
+from incidents.models.search import DOCUMENT_COUNT_TERM
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A query with its misspelt words replaced by words the library holds."""
+
+    text: str
+    words: tuple[tuple[str, str], ...]  # (as typed, corrected)
+
+
+def correct(text: str, unknown_words: Iterable[str]) -> Correction | None:
+    """`text` with each of `unknown_words` (words no case holds; those of four letters or more
+    are corrected) replaced by the closest word some case holds; None when none is close."""
+    typed = [w for w in unknown_words if len(w) >= 4 and w.isalpha()]
+    if not typed:
+        return None
+    first_letters = functools.reduce(operator.or_, [Q(word__istartswith=w[0]) for w in typed])
+    known = dict(
+        SearchTerm.objects.filter(first_letters, cases__gt=0)
+        .exclude(term=DOCUMENT_COUNT_TERM)
+        .values_list("word", "cases")
+    )
+    words = list(known)
+    fixes: list[tuple[str, str]] = []
+    for word in typed:
+        allowed = 1 if len(word) < 7 else 2
+        found = process.extract(
+            word.lower(),
+            words,
+            scorer=DamerauLevenshtein.distance,
+            score_cutoff=allowed,
+            limit=None,
+        )
+        if found:
+            best = min(found, key=lambda f: (f[1], -known[f[0]], f[0]))
+            fixes.append((word, best[0]))
+    if not fixes:
+        return None
+    for typed_word, fixed in fixes:
+        text = re.sub(rf"\b{re.escape(typed_word)}\b", fixed, text, flags=re.IGNORECASE)
+    return Correction(text, tuple(fixes))

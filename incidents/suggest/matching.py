@@ -1,0 +1,184 @@
+"""Where the text spells the lexicon's terms: every `Hit`, before any gives way to another.
+
+A name or an alias is matched as stems ("timeouts" for "timeout", "leaking" for "leak"), written
+together or apart ("dataloader"), one other word allowed between two of its words, a small typo
+forgiven in a long word; a curated phrase as its words in order with up to `weights.MAX_GAP`
+others between them. Each hit gets the weight of its kind of evidence (incidents.suggest.weights);
+which hits stand is decided by incidents.suggest.selection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from incidents.suggest import weights
+from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon, Term
+from incidents.suggest.words import Token, stem
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A term found in the text, from token `start` up to (not including) `end`."""
+
+    start: int
+    end: int
+    term: Term
+    distance: int
+    score: float
+    # The tokens its words are, when other words sit between them ("etcd [slow] disk").
+    skipped: frozenset[int] = frozenset()
+
+    def words_at(self) -> range | frozenset[int]:
+        if not self.skipped:
+            return range(self.start, self.end)
+        return frozenset(range(self.start, self.end)) - self.skipped
+
+
+def _allowed_typos(token: str) -> int:
+    """Edits forgiven in a word: none for short words or codes (H100 is not A100)."""
+    if len(token) < 5 or any(ch.isdigit() for ch in token):
+        return 0
+    return 1 if len(token) < 8 else 2
+
+
+def _spellings(lexicon: Lexicon, token: Token, cache: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Stems of the vocabulary this word may stand for, with the edits it took."""
+    if token.stem in cache:
+        return cache[token.stem]
+    forms = {token.stem: 0}
+    if token.key.endswith("s") and token.stem not in lexicon.by_first:
+        forms[stem(token.key[:-1])] = 0  # a plural the spelling key kept, like "gpus" (status)
+    known = token.stem in lexicon.known_stems or token.stem in lexicon.corpus_stems
+    allowed = _allowed_typos(token.key)
+    if not known and allowed:
+        for choice, distance, _index in process.extract(
+            token.stem,
+            lexicon.name_stems,
+            scorer=DamerauLevenshtein.distance,
+            score_cutoff=allowed,
+            limit=None,
+        ):
+            if choice[0] == token.stem[0] and distance <= _allowed_typos(choice):
+                forms.setdefault(choice, int(distance))
+    cache[token.stem] = forms
+    return forms
+
+
+def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
+    """Every term of the lexicon the words spell, overlapping ones included."""
+    cache: dict[str, dict[str, int]] = {}
+    spellings = [_spellings(lexicon, w, cache) for w in words]
+    present = {form for forms in spellings for form in forms}
+    hits: list[Hit] = []
+    for start, first in enumerate(spellings):
+        for spelled, distance in first.items():
+            for term in lexicon.by_first.get(spelled, []):
+                if len(term.stems) > 1 and not term.stem_set <= present:
+                    continue
+                if distance == 0 and not _same_word(words[start], term.keys[0]):
+                    continue
+                if term.keys[0].isdigit() and not _written_as(words, start, term.text):
+                    continue
+                if term.kind == "phrase":
+                    found = _phrase_end(term, words, start) if distance == 0 else None
+                    if found is not None:
+                        end, skipped = found
+                        score = _score(term, words[start], 0)
+                        hits.append(Hit(start, end, term, 0, score, skipped))
+                    continue
+                spelt = _spelt(term, words, spellings, start, distance)
+                if spelt is not None:
+                    total, end, gaps = spelt
+                    score = _score(term, words[start], total) * weights.GAP_FACTOR**gaps
+                    hits.append(Hit(start, end, term, total, score))
+        # Words written together or apart: "dataloader" for "data loader" and the reverse.
+        joined = ""
+        for width in range(1, min(4, len(words) - start) + 1):
+            joined += words[start + width - 1].key
+            if joined not in lexicon.joined_prefixes:
+                break
+            for term in lexicon.by_joined.get(joined, []):
+                if len(term.keys) != width:
+                    hits.append(Hit(start, start + width, term, 0, _score(term, words[start], 0)))
+    return hits
+
+
+# "scheduler", "generator": a word for the thing that acts, not a form of the verb.
+_AGENT_SUFFIXES = ("er", "or")
+
+
+def _same_word(token: Token, key: str) -> bool:
+    """Whether a word with the term's stem is a form of the term's word: "leaking" is one of
+    "leak", but "scheduled" is no "scheduler" (the stemmer gives both "schedul")."""
+    return token.key == key or all(
+        token.key.endswith(suffix) == key.endswith(suffix) for suffix in _AGENT_SUFFIXES
+    )
+
+
+def _written_as(words: Sequence[Token], start: int, text: str) -> bool:
+    """A term that is a number once folded ("500s", "502s") names errors as written, or as a
+    bare number that no other word follows ("failed with 500 and 502"): "500 batches" is a
+    count."""
+    if words[start].written.lower() == text.lower() or len(text.split()) > 1:
+        return True
+    after = words[start + 1] if start + 1 < len(words) else None
+    return after is None or after.key in FUNCTION_WORDS or after.key.isdigit()
+
+
+def _spelt(
+    term: Term,
+    words: Sequence[Token],
+    spellings: Sequence[dict[str, int]],
+    start: int,
+    distance: int,
+) -> tuple[int, int, int] | None:
+    """(edits, end, gaps) if the name or alias is spelt at `start`, word after word, one other
+    word allowed once between two of its words ("failed its health checks"); else None."""
+    total, position, gaps = distance, start, 0
+    for offset, wanted in enumerate(term.stems[1:], start=1):
+        for step in (1, 2) if gaps == 0 else (1,):
+            at = position + step
+            if at < len(words) and (edits := spellings[at].get(wanted)) is not None:
+                if edits or _same_word(words[at], term.keys[offset]):
+                    total, position, gaps = total + edits, at, gaps + step - 1
+                    break
+        else:
+            return None
+    return total, position + 1, gaps
+
+
+def _phrase_end(
+    term: Term, words: Sequence[Token], start: int
+) -> tuple[int, frozenset[int]] | None:
+    """The token after a phrase's last word, its words in order with small gaps, and the
+    tokens skipped between them; else None."""
+    position = start
+    skipped: set[int] = set()
+    for offset, wanted in enumerate(term.stems[1:], start=1):
+        for step in range(1, weights.MAX_GAP + 2):
+            at = position + step
+            if at < len(words) and words[at].stem == wanted:
+                if _same_word(words[at], term.keys[offset]):
+                    skipped.update(range(position + 1, at))
+                    position = at
+                    break
+        else:
+            return None
+    return position + 1, frozenset(skipped)
+
+
+def _score(term: Term, first: Token, distance: int) -> float:
+    """The weight of a hit of `term` whose first word is `first`, spelt with `distance` edits."""
+    if term.ambiguous and first.written != term.exact_case:
+        return weights.AMBIGUOUS_WEIGHT
+    if term.kind == "phrase":
+        weight = weights.EVERYDAY_PHRASE_WEIGHT if term.everyday else weights.PHRASE_WEIGHT
+        if term.paraphrase:
+            weight *= weights.VARIANT_FACTOR
+    else:
+        weight = 1.0
+    return weight * weights.TYPO_FACTOR**distance

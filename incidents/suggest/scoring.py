@@ -1,0 +1,87 @@
+"""How pieces of evidence add up to a value's score.
+
+They combine as independent chances (1 - the product of their misses): a value's distinct terms
+(`explicit_score`), the words distinctive of the cases tagged with it (`learned_evidence`, at
+most `weights.LEARNED_WEIGHT`), and for a parent the explicit evidence of its children
+(`with_children`), so that when no specific value is certain enough the broader one may be.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from incidents.suggest import weights
+from incidents.suggest.lexicon import Lexicon, Term
+from incidents.suggest.matching import Hit
+from incidents.suggest.words import Token
+
+
+def explicit_score(hits: Sequence[Hit]) -> float:
+    """A value's explicit score: its distinct terms found count as independent chances, but
+    everyday words flagged `ambiguous` ("node", "servers") do not confirm one another."""
+    best: dict[Term, float] = {}
+    for hit in hits:
+        best[hit.term] = max(best.get(hit.term, 0.0), hit.score)
+    if all(term.ambiguous for term in best):
+        return max(best.values())
+    miss = 1.0
+    for score in best.values():
+        miss *= 1 - score
+    return 1 - miss
+
+
+def learned_evidence(
+    lexicon: Lexicon, words: Sequence[Token], covered: set[int]
+) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """Learned evidence per value from the words no explicit match used."""
+    raw: dict[int, float] = defaultdict(float)
+    contributions: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    seen: set[str] = set()
+    for index, word in enumerate(words):
+        if index in covered or word.stem in seen:
+            continue
+        seen.add(word.stem)
+        for value_id, weight in lexicon.evidence.get(word.stem, []):
+            raw[value_id] += weight
+            contributions[value_id].append((weight, word.written))
+    scores = {
+        v: weights.LEARNED_WEIGHT * min(1.0, r / weights.LEARNED_SATURATION)
+        for v, r in raw.items()
+        if len(contributions[v]) >= weights.LEARNED_MIN_WORDS
+    }
+    strongest = {
+        v: [w for _weight, w in sorted(c, reverse=True)[:3]] for v, c in contributions.items()
+    }
+    return scores, strongest
+
+
+def with_children(
+    lexicon: Lexicon, own: dict[int, float], explicit: dict[int, float]
+) -> dict[int, float]:
+    """Each value's score, a parent's also collecting what named its children (bottom up).
+
+    Only explicit evidence climbs to a parent: learned words are spread over many related
+    values, and a parent collecting all of them would be suggested for any text on its topic.
+    """
+    lifted: dict[int, float] = {}
+
+    def subtree(value_id: int, depth: int = 0) -> float:
+        if value_id not in lifted:
+            miss = 1 - explicit.get(value_id, 0.0)
+            for child in lexicon.children.get(value_id, []) if depth < 20 else []:
+                miss *= 1 - subtree(child, depth + 1)
+            lifted[value_id] = 1 - miss
+        return lifted[value_id]
+
+    relevant = set(own)
+    for value_id in own:
+        relevant.update(lexicon.ancestors(value_id))
+    total = {}
+    for value_id in relevant:
+        miss = 1 - own.get(value_id, 0.0)
+        for child in lexicon.children.get(value_id, []):
+            miss *= 1 - subtree(child)
+        if miss < 1:
+            total[value_id] = 1 - miss
+    return total

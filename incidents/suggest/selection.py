@@ -1,0 +1,82 @@
+"""Which of the hits stand, and how much each weighs given the words around it.
+
+Within a facet the longest match wins ("NCCL timeout" over a bare "timeout"); across facets a
+component may sit inside another value's words ("NCCL" in "NCCL timeout", "GPU" in "GPU fell off
+the bus"), where it names where the thing happened, but nothing else may ("leak" in "data leak").
+A component right after a number is counted, not blamed (`weights.COUNTED_WEIGHT`), and an
+organisation right before a component is its vendor (`weights.VENDOR_WEIGHT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from incidents.facets import ORGANISATION
+from incidents.suggest import weights
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.matching import Hit
+from incidents.suggest.words import Token
+
+# A component may sit inside the match of a value of these facets ("NCCL" in "NCCL timeout").
+CONTAINED_FACET = "component"
+CONTAINING_FACETS = frozenset({"symptom", "root_cause"})
+
+
+def select_hits(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """The hits that stand (the longest and strongest first), counted components and vendors
+    weighed down."""
+    return _vendors(lexicon, _counted(lexicon, words, _select(lexicon, hits)))
+
+
+def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """Matches of the most words, then the strongest, first; a match inside a longer one
+    gives way (see the module's docstring)."""
+    chosen: list[Hit] = []
+    for hit in sorted(hits, key=lambda h: (-len(h.words_at()), -h.score, h.start)):
+        facet = lexicon.values[hit.term.value_id].facet
+        if any(_blocks(lexicon, kept, hit, facet) for kept in chosen):
+            continue
+        chosen.append(hit)
+    return chosen
+
+
+def _counted(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """A component right after a number ("512 GPUs", "10k-GPU") is counted, not blamed; a
+    number that is part of another match ("Xid 79 gpu") is a code, not a count."""
+    taken = {i for h in hits for i in h.words_at()}
+    return [
+        replace(hit, score=hit.score * weights.COUNTED_WEIGHT)
+        if hit.start > 0
+        and any(ch.isdigit() for ch in words[hit.start - 1].key)
+        and hit.start - 1 not in taken
+        and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
+        else hit
+        for hit in hits
+    ]
+
+
+def _vendors(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """An organisation named right before a component ("NVIDIA A100", "NVIDIA GPUs") is the
+    vendor of a part, not who ran the system: it needs other evidence."""
+    starts = {h.start for h in hits if lexicon.values[h.term.value_id].facet == CONTAINED_FACET}
+    return [
+        replace(h, score=h.score * weights.VENDOR_WEIGHT)
+        if h.end in starts and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        else h
+        for h in hits
+    ]
+
+
+def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:
+    """Whether `kept`, a hit that stands, keeps out `hit`, a weaker or shorter one of `facet`."""
+    if kept.end <= hit.start or hit.end <= kept.start:
+        return False  # no overlap
+    if kept.term.value_id == hit.term.value_id:
+        return (kept.start, kept.end) != (hit.start, hit.end) or kept.term == hit.term
+    kept_facet = lexicon.values[kept.term.value_id].facet
+    if kept_facet == facet:
+        # The same words name one value of a facet; words skipped inside a phrase are free.
+        return bool(set(hit.words_at()) & set(kept.words_at()))
+    inside = set(hit.words_at()) <= set(kept.words_at())
+    return inside and not (facet == CONTAINED_FACET and kept_facet in CONTAINING_FACETS)

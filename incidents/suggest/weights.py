@@ -1,0 +1,42 @@
+"""The suggestion engine's weights and limits, in one place.
+
+Each is read as `weights.NAME` when the engine runs (never copied at import), so that
+`manage.py eval_suggestions --set NAME=VALUE` can try another value; what each weighs is told in
+incidents.suggest.engine. The like-cases prior's own weights are in incidents.suggest.like and
+incidents.suggest.prior.
+"""
+
+from __future__ import annotations
+
+# Tuned on the tune half of the evaluation set (`manage.py eval_suggestions --split tune
+# --threshold T --set NAME=VALUE`), each change checked on its odd and even sentences apart, and
+# on the fixture cases' own sentences against their tags: precision and recall are flat for
+# thresholds from 0.5 to 0.8 (0.5 lets two weak pieces of evidence through, 0.45 + 0.45); a
+# learned weight above 0.55, or one word of learned evidence, added wrong values faster than
+# right ones, and so did learned words common in English (lexicon.LEARNED_MAX_ZIPF).
+THRESHOLD = 0.5
+PHRASE_WEIGHT = 0.9
+TYPO_FACTOR = 0.85
+AMBIGUOUS_WEIGHT = 0.3
+# A one-word phrase that is a common English word ("stalled", "checkpoints", "fabric") names
+# something else as often as the value (fixture case text: 64% of one-word phrase matches were
+# right against 80% of longer ones): alone it stays below the threshold, and a second piece of
+# evidence (another term, a child, learned words) confirms it. Technical words ("segfault",
+# "nxdomain", "xid") count as phrases.
+EVERYDAY_PHRASE_WEIGHT = 0.45
+# A component counted ("512 GPUs", "a 10k-GPU job") tells the scale, not what failed.
+COUNTED_WEIGHT = 0.45
+# A phrase read with a synonym of its predicate ("api server fell over" for "... went down").
+VARIANT_FACTOR = 0.95
+# An organisation written as the vendor of a component ("NVIDIA A100 GPUs").
+VENDOR_WEIGHT = 0.45
+LEARNED_WEIGHT = 0.55
+LEARNED_SATURATION = 1.0
+# Words a value's learned evidence needs, at least: one word is a topic, not a description.
+LEARNED_MIN_WORDS = 2
+# Learned words are shown among a value's words when they added at least this much.
+LEARNED_SHOWN = 0.05
+MAX_GAP = 2
+GAP_FACTOR = 0.9
+# Characters of text the engine reads, at most (a pasted postmortem can be long).
+MAX_CHARS = 20_000
