@@ -100,6 +100,25 @@ class _CopiedFilterByFilter(dict[str, django_filters.Filter]):
         return copies
 
 
+class _FieldsCopiedSharingChoices(dict[str, forms.Field]):
+    """The filter form's `base_fields`, which Django deep-copies for every form: each field copied
+    as `Field.__deepcopy__` copies it (its widget, error messages and validators), but sharing a
+    choice field's choices, which a deep copy would copy value by value (the facets' hundreds,
+    most of a form's cost). No form changes a choice list in place: CaseFilterSet gives a field
+    its facet's choices by assigning new ones."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, forms.Field]:
+        copies = {}
+        for name, original in self.items():
+            field = copy.copy(original)
+            memo[id(original)] = field
+            field.widget = copy.deepcopy(original.widget, memo)
+            field.error_messages = original.error_messages.copy()
+            field.validators = original.validators[:]
+            copies[name] = field
+        return copies
+
+
 class CaseFilterSet(django_filters.FilterSet):
     """Facet, text and case-field filters over cases, and their order."""
 
@@ -158,6 +177,7 @@ class CaseFilterSet(django_filters.FilterSet):
         made: type[forms.Form] | None = cls.__dict__.get("_form_class")
         if made is None:
             made = super().get_form_class()
+            made.base_fields = _FieldsCopiedSharingChoices(made.base_fields)
             cls._form_class = made  # type: ignore[attr-defined]
         return made
 

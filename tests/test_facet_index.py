@@ -147,3 +147,27 @@ def test_a_write_in_another_process_invalidates_this_process_index(
     subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=REPO_ROOT)
     assert facet_index.current_index() is not index
     assert _meta_count() == before + 1
+
+
+def test_a_pages_cases_read_in_sql_are_the_orms(small_library: None) -> None:
+    """page_rows reads a page's cases with SQL written once: the same instances, field for field,
+    and the same own facet values, as the ORM's queryset of them."""
+    from django.db import connection
+
+    from incidents.models import Case, CaseFacetLink
+    from incidents.selectors import page_rows
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the SQL is PostgreSQL's")
+    ids = list(Case.objects.order_by("-id").values_list("id", flat=True)[:5]) + [10**9]
+    found = page_rows.cases_by_id("default", ids)
+    assert sorted(found) == sorted(ids[:-1])
+    fields = [f.attname for f in Case._meta.concrete_fields]
+    for case in Case.objects.filter(id__in=ids):
+        read = found[case.id]
+        assert [getattr(read, f) for f in fields] == [getattr(case, f) for f in fields]
+        assert read._state.db == "default" and not read._state.adding
+        own = CaseFacetLink.objects.filter(case=case, direct=True).values_list(
+            "value_id", flat=True
+        )
+        assert sorted(read.direct_value_ids or []) == sorted(own)  # type: ignore[attr-defined]

@@ -167,3 +167,20 @@ def test_bad_field_values_are_reported_and_left_out(small_library: None) -> None
     query = selectors.case_queryset(params=QueryDict("kind=rumour&year=20x3&organisation=meta"))
     assert set(query.errors) == {"kind", "year"}
     assert sorted(c.slug for c in query.queryset) == ["flaky-network", "hbm-failures"]
+
+
+def test_filter_forms_share_choices_but_nothing_one_form_sets(small_library: None) -> None:
+    """The forms' fields are copied sharing their choice lists: a FilterSet giving a field its
+    facet's choices leaves the class's field and every other form's as they were."""
+    from incidents.filtersets import CaseFilterSet
+
+    given = CaseFilterSet(QueryDict("symptom=nccl-timeout"), queryset=Case.objects.all())
+    base = given.get_form_class().base_fields["symptom"]
+    assert list(given.form.fields["symptom"].choices)  # type: ignore[attr-defined]
+    assert list(base.choices) == []  # type: ignore[attr-defined]
+    other = CaseFilterSet(QueryDict("kind=incident"), queryset=Case.objects.all())
+    assert list(other.form.fields["symptom"].choices) == []  # type: ignore[attr-defined]
+    assert other.form.fields["symptom"] is not given.form.fields["symptom"]
+    assert other.form.fields["kind"].widget is not given.form.fields["kind"].widget
+    assert other.errors == {} and given.errors == {}
+    assert "symptom" in CaseFilterSet(QueryDict("symptom=nope"), queryset=Case.objects.all()).errors

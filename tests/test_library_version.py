@@ -72,3 +72,19 @@ def test_a_submitted_case_bumps_the_version(small_library: None) -> None:
     }
     submit_case(slug="a-new-case", entry=entry)
     assert current().number > before
+
+
+def test_the_version_reads_the_stamps_time_to_the_microsecond(small_library: None) -> None:
+    """`current()` reads the time as seconds since the epoch on PostgreSQL (cheaper to load than
+    a timestamptz): it must still be the stored instant exactly, or caches keyed on it would
+    disagree with the ORM's reading."""
+    from incidents.models import LibraryState
+
+    state = LibraryState.objects.get(pk=LibraryState.SINGLETON_PK)
+    for micros in (0, 1, 499_999, 500_000, 999_999, 123_457):
+        state.changed_at = state.changed_at.replace(microsecond=micros)
+        LibraryState.objects.filter(pk=state.pk).update(changed_at=state.changed_at)
+        read = current()
+        assert read.changed_at == state.changed_at
+        assert read.changed_at.tzinfo is not None
+        assert read.number == state.version

@@ -17,6 +17,7 @@ and throttles (so a cached answer still counts against a client's rate):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable
 from typing import Any
@@ -26,8 +27,11 @@ from django.http import HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
 from rest_framework.exceptions import ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from incidents.selectors import library_version
@@ -39,6 +43,39 @@ FORMAT_PARAMS = ("format",)
 # Seconds a cached body is kept (a write makes it unreachable sooner: the key holds the version).
 CACHE_SECONDS = 600
 READ_METHODS = ("GET", "HEAD")
+# Remembered negotiations and digests, at most (client input: bounded, then forgotten at once).
+MEMO_SIZE = 256
+# An Accept header longer than this is negotiated every time rather than remembered.
+MEMO_ACCEPT_CHARS = 256
+
+# (view class, Accept header, format parameter, format suffix) -> (renderer's index, media type):
+# DRF's DefaultContentNegotiation is a function of those and of the view's renderer classes, and
+# parsing the header on every request cost more than a cache hit's body.
+_negotiated: dict[tuple[Any, ...], tuple[int, str]] = {}
+# (path, query string, media type, host, scheme) -> the digest of their normalised shape.
+_digests: dict[tuple[Any, ...], str] = {}
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+
+
+# The headers that make a request conditional (without any, get_conditional_response answers
+# None: no need to ask it).
+_CONDITIONAL_HEADERS = (
+    "HTTP_IF_MATCH",
+    "HTTP_IF_NONE_MATCH",
+    "HTTP_IF_MODIFIED_SINCE",
+    "HTTP_IF_UNMODIFIED_SINCE",
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _http_date(changed: float) -> str:
+    """Last-Modified of a version (the same few versions on every request)."""
+    return http_date(changed)
 
 
 class _Answered(Exception):
@@ -76,11 +113,13 @@ class LibraryRead(APIView):
         etag = f'"lib-{version.number}-{digest}"'
         changed = version.changed_at.timestamp()
         self._validators = (etag, changed)
-        not_modified = get_conditional_response(
-            request._request, etag=etag, last_modified=int(changed)
-        )
-        if not_modified is not None:
-            raise _Answered(not_modified)
+        meta = request._request.META
+        if any(header in meta for header in _CONDITIONAL_HEADERS):
+            not_modified = get_conditional_response(
+                request._request, etag=etag, last_modified=int(changed)
+            )
+            if not_modified is not None:
+                raise _Answered(not_modified)
         if self.cache_responses and request.accepted_renderer.format == "json":
             self._cache_key = f"api:{version.number}:{digest}"
             hit = cache.get(self._cache_key)
@@ -88,15 +127,58 @@ class LibraryRead(APIView):
                 content, content_type = hit
                 raise _Answered(HttpResponse(content, content_type=content_type))
 
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[BaseRenderer, str]:
+        """DRF's negotiation, remembered per view class, Accept header and format: the same
+        renderer (this request's instance of it) and media type as negotiating again. A request
+        that negotiation refuses (406, an unknown format's 404) is not remembered."""
+        if type(self.get_content_negotiator()) is not DefaultContentNegotiation:
+            return super().perform_content_negotiation(request, force)
+        meta = request._request.META
+        accept = meta.get("HTTP_ACCEPT")
+        override = api_settings.URL_FORMAT_OVERRIDE
+        query = request._request.GET
+        fmt = query.get(override) if override and override in query else None
+        key = (type(self), accept, fmt, self.format_kwarg)
+        renderers = self.get_renderers()
+        known = _negotiated.get(key)
+        if known is not None:
+            return renderers[known[0]], known[1]
+        try:
+            renderer, media_type = self.get_content_negotiator().select_renderer(
+                request, renderers, self.format_kwarg
+            )
+        except Exception:
+            if force:
+                return (renderers[0], renderers[0].media_type)
+            raise
+        if accept is None or len(accept) <= MEMO_ACCEPT_CHARS:
+            index = next(i for i, r in enumerate(renderers) if r is renderer)
+            _remember(_negotiated, key, (index, media_type))
+        return renderer, media_type
+
     @staticmethod
     def _digest(request: Request) -> str:
-        query = sorted(
-            (k, v) for k in request.query_params for v in request.query_params.getlist(k)
+        """A digest of what shapes the body besides the library: the path, the query (its
+        parameters in order, so that their order in the URL does not matter), the media type,
+        the host and the scheme."""
+        django_request = request._request
+        key = (
+            django_request.path,
+            django_request.META.get("QUERY_STRING", ""),
+            request.accepted_media_type,
+            django_request.get_host(),
+            django_request.scheme,
         )
-        shape = repr(
-            (request.path, query, request.accepted_media_type, request.get_host(), request.scheme)
-        )
-        return hashlib.sha256(shape.encode()).hexdigest()[:20]
+        digest = _digests.get(key)
+        if digest is None:
+            params = django_request.GET
+            query = sorted((k, v) for k in params for v in params.getlist(k))
+            shape = repr((key[0], query, *key[2:]))
+            digest = hashlib.sha256(shape.encode()).hexdigest()[:20]
+            _remember(_digests, key, digest)
+        return digest
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, _Answered):
@@ -106,16 +188,26 @@ class LibraryRead(APIView):
     def finalize_response(
         self, request: Request, response: Response, *args: Any, **kwargs: Any
     ) -> Response:
-        response = super().finalize_response(request, response, *args, **kwargs)
+        if "Vary" not in response and not isinstance(response, Response):
+            # A 304 or a cached body, made in `initial` (no Vary yet): what DRF's
+            # finalize_response does to it (its Vary first, then the other headers), directly.
+            vary = self.headers.pop("Vary", None)
+            if vary is not None:
+                response["Vary"] = vary
+            for key, value in self.headers.items():
+                response[key] = value
+        else:
+            response = super().finalize_response(request, response, *args, **kwargs)
         validators = getattr(self, "_validators", None)
         if validators is None or response.status_code not in (200, 304):
             return response
         etag, changed = validators
         response["ETag"] = etag
-        response["Last-Modified"] = http_date(changed)
+        response["Last-Modified"] = _http_date(changed)
         # Revalidate every time: the answer is cheap when nothing changed.
         response["Cache-Control"] = "public, no-cache"
-        patch_vary_headers(response, ["Accept"])
+        if response.get("Vary") != "Accept":
+            patch_vary_headers(response, ["Accept"])
         if self._cache_key and response.status_code == 200 and isinstance(response, Response):
             response.render()
             cache.set(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Any, cast
 
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -59,6 +60,13 @@ class FacetsField(serializers.Field):  # type: ignore[type-arg]
 
 # Stands for the slug in a reversed route (slugs are lower-case words and hyphens).
 _SLUG = "SLUG_PLACEHOLDER"
+
+
+@functools.lru_cache(maxsize=64)
+def _reversed(route: str, urlconf: str | None, prefix: str) -> str:
+    """The path of a case's route with _SLUG for the slug: the same for every request under
+    one URLconf and script prefix (reversing it cost more than writing a row)."""
+    return reverse(route, args=[_SLUG], urlconf=urlconf)
 
 
 def _date(value: dt.date | None) -> str | None:
@@ -132,7 +140,7 @@ class CaseSummarySerializer(serializers.ModelSerializer[Case]):
         templates = cast(dict[str, Any], self.context).setdefault("_link_templates", {})
         if route not in templates:
             request = self.context.get("request")
-            path = reverse(route, args=[_SLUG])
+            path = _reversed(route, get_urlconf(), get_script_prefix())
             templates[route] = request.build_absolute_uri(path) if request else path
         return str(templates[route]).replace(_SLUG, slug)
 

@@ -100,11 +100,19 @@ FILTER_PARAMETERS = [
 ]
 
 
+_FILTER_NAMES = frozenset(FILTER_PARAMS)
+
+
 def filtered_cases(request: Request, version: LibraryVersion | None = None) -> CaseQuery:
     """The cases the request's filters select; a 400 naming every bad value (and the closest
     known ones) rather than a partly applied filter. `version`: the library version the view
     already read (LibraryRead), not read again."""
-    found = case_queryset(params=request.query_params, version=version)
+    params: Any = request.query_params
+    if not any(name in _FILTER_NAMES for name in params):
+        # No filter given (`page`, `page_size`, `format` aside): the unbound FilterSet, which
+        # selects every case like a bound one with no filter value, without validating a form.
+        params = None
+    found = case_queryset(params=params, version=version)
     if found.errors:
         raise ValidationError(filter_problems(request.query_params, found.errors, found.vocabulary))
     return found

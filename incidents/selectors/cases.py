@@ -71,7 +71,12 @@ def case_queryset(
     the library version the request already read, if any (not read again)."""
     vocabulary = vocabulary or current_vocabulary(version=version)
     filterset = CaseFilterSet(params or None, queryset=Case.objects.all(), vocabulary=vocabulary)
-    errors = {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
+    # An unbound FilterSet has no errors (its form would be built and copied only to say so).
+    errors = (
+        {name: [str(e) for e in errs] for name, errs in filterset.errors.items()}
+        if filterset.is_bound
+        else {}
+    )
     return CaseQuery(errors, filterset)
 
 

@@ -32,7 +32,7 @@ from pyroaring import BitMap, FrozenBitMap
 from incidents.facets import FACETS, FacetSpec
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case, CaseFacetLink
-from incidents.selectors import library_version, page_cache
+from incidents.selectors import library_version, page_cache, page_rows
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -376,9 +376,13 @@ class IndexedPaginator(Paginator[Case]):
         ids = self._found.page_ids(bottom, top)
         # By id alone, with the list's prefetches: the ids already satisfy its filters, whose
         # subqueries (a NOT over every link) would cost more than the page.
+        postgresql = connections[object_list.db].vendor == "postgresql"
+        if postgresql and not lookups:  # the same query, its SQL written once (page_rows)
+            found = page_rows.cases_by_id(object_list.db, ids)
+            return Page([found[i] for i in ids if i in found], number, self)
         rows = Case.objects.using(object_list.db).filter(id__in=ids).order_by()
         rows = rows.prefetch_related(*lookups)
-        if connections[object_list.db].vendor == "postgresql":
+        if postgresql:
             # The ids of the cases' own facet values in the same query (an array per case), for
             # cases.attach_direct_values: one query for the page instead of two.
             rows = rows.annotate(
