@@ -1,5 +1,5 @@
 """The like-cases prior: values tagged on the cases most like the text, raised only when the
-text also holds some of their own words (incidents.suggest.prior, engine._like_cases)."""
+text also holds some of their own words (incidents.suggest.prior, incidents.suggest.like.like_cases)."""
 
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ def _parts(
 def term_bounds(weighted_terms: Sequence[tuple[Term, float]]) -> list[tuple[Term, float]]:
     """For each term, the most a case holding it can get from it in `text_rank` (a case's rank
     is at most the sum over the terms it holds): what lets a search rank only the cases that can
-    reach its first page (incidents.search.matches)."""
+    reach its first page (incidents.search.candidates)."""
     if not is_postgres():
         margin = _BOUND_MARGIN["sqlite"]
         return [(t, w * (BM25_K1 + 1) * margin) for t, w in weighted_terms]

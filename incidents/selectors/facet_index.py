@@ -3,9 +3,10 @@
 A value's bitmap holds the cases linked to it directly or through a descendant (the implied
 links), so a parent's bitmap already covers its subtree. Facet filters become unions (OR within a
 facet), intersections (AND across facets) and differences (`not_<param>`); a "what if" count is
-the cardinality of a value's bitmap intersected with the filtered set. Filters the index does not
-hold (the text search `q`, any other FilterSet filter) are read from the database as a set of ids,
-once per request, and intersected too.
+the cardinality of a value's bitmap intersected with the filtered set. The text search `q`
+gives its matches from its words' postings (`TextSearch.matched()`); any other filter the index
+does not hold is read from the database as a set of ids, once per request; both are intersected
+too.
 
 The index lives in the process, one per database alias, and is keyed by the library's version
 (`selectors.library_version.current()`, number and time of the last committed write): every

@@ -27,10 +27,10 @@ MIN_RELATIVE_SCORE = 0.5
 # A case is like the text only if it holds at least this many of its words (a word or two in common
 # is a topic: "the job hit a timeout" is like every case that mentions a timeout).
 MIN_SHARED_WORDS = 3
-# BM25's constants (document length normalisation; a word counts once per case).
 # Words more than this share of the cases hold rank nothing (their idf is small) and would cost
 # a visit of most cases each.
 COMMON_SHARE = 0.25
+# BM25's constants (document length normalisation; a word counts once per case).
 BM25_K1 = 1.2
 BM25_B = 0.75
 
