@@ -185,7 +185,7 @@ def test_openapi_schema_is_served(client: Client) -> None:
     ("url", "pin"),
     [
         # version, the facet index (vocabulary, the cases in order, their links: once per
-        # version and process; test_steady_lists_read_three_queries for the requests after),
+        # version and process; test_steady_lists_read_the_version_and_one_page_of_cases for the requests after),
         # a page of 20 cases by id, their facet values (count and page from the index)
         ("/api/cases/", 6),
         ("/api/cases/?symptom=nccl-timeout&not_organisation=meta", 6),
@@ -212,7 +212,7 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
 @pytest.mark.parametrize(
     "url", ["/api/cases/?page=2", "/api/cases/?not_organisation=meta&page=2", "/?page=2"]
 )
-def test_steady_lists_read_three_queries(client: Client, url: str) -> None:
+def test_steady_lists_read_the_version_and_one_page_of_cases(client: Client, url: str) -> None:
     """Once the process holds the facet index of the committed library, a list (API or page,
     any page, any facet filter) reads the version, then its cases by id with their facet
     values (one query on PostgreSQL, an array per case; two on SQLite)."""
