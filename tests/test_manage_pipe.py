@@ -1,4 +1,5 @@
-"""`manage.py … | head`: a reader that goes away ends a command quietly, as with Unix tools."""
+"""manage.py from a shell: a reader that goes away (`… | head`) ends a command quietly, and a
+missing setting is one line naming it, not a traceback."""
 
 from __future__ import annotations
 
@@ -24,3 +25,14 @@ def test_a_closed_pipe_ends_a_command_quietly() -> None:
     assert proc.wait(timeout=120) == 0, stderr
     assert "Traceback" not in stderr
     assert "BrokenPipeError" not in stderr
+
+
+def test_a_missing_setting_is_one_line_naming_it() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+    env["DJANGO_SETTINGS_MODULE"] = "incidents.config.settings"
+    done = subprocess.run(
+        [sys.executable, str(MANAGE), "check"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 2
+    assert "SECRET_KEY is not set" in done.stderr
+    assert "Traceback" not in done.stderr
