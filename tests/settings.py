@@ -19,3 +19,8 @@ STORAGES = {
 # No request rates unless a test sets them (tests/test_api_throttling.py): the suite and the
 # benchmarks send many requests from one address.
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "off", "user": "off"}}  # noqa: F405
+
+# Read the library's version on every request: a listening connection per test process would
+# hold the test database open when it is dropped. tests/test_version_listener.py turns it on
+# (and stops the listener after); the benchmarks turn it on as production has it.
+LIBRARY_VERSION_LISTEN = False

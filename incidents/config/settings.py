@@ -176,6 +176,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5)
     )
+# PostgreSQL: each process keeps the library's version in memory, kept fresh by LISTEN/NOTIFY
+# (one listening connection per process), instead of reading it on every request
+# (incidents.selectors.version_listener says what that guarantees). Off: read every time.
+LIBRARY_VERSION_LISTEN = env_bool("LIBRARY_VERSION_LISTEN", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

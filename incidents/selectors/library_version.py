@@ -1,15 +1,23 @@
-"""Reading the library's version stamp (incidents.models.library_state)."""
+"""Reading the library's version stamp (incidents.models.library_state).
+
+On PostgreSQL, outside a transaction and with settings.LIBRARY_VERSION_LISTEN on (the default),
+a process answers from its own copy of the version while LISTEN/NOTIFY keeps it fresh
+(selectors.version_listener, whose docstring says exactly what that guarantees); otherwise, and
+whenever the listener is not known connected, every call reads the row (one query).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from incidents.models import LibraryState
+from incidents.selectors import version_listener
 
 # What an empty database (no row yet) reports: older than any write.
 _EPOCH = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
@@ -41,7 +49,26 @@ _SQL_EPOCH = (
 
 
 def current(using: str = "default") -> LibraryVersion:
-    """The committed version, in one query (written in SQL: every request reads it, and the
+    """The committed version: the process's copy while the listener keeps it fresh, else read
+    in one query."""
+    connection = connections[using]
+    if (
+        connection.vendor == "postgresql"
+        and not connection.in_atomic_block
+        and getattr(settings, "LIBRARY_VERSION_LISTEN", False)
+    ):
+        listener = version_listener.listener_for(using, connection)
+        version = listener.get()
+        if version is None:
+            generation = listener.generation  # before the read: a change during it is seen
+            version = read(using)
+            listener.keep(generation, version)
+        return version
+    return read(using)
+
+
+def read(using: str = "default") -> LibraryVersion:
+    """The committed version, read now in one query (written in SQL: it is read often, and the
     ORM's compiling it cost more than the query)."""
     connection = connections[using]
     postgresql = connection.vendor == "postgresql"
