@@ -9,16 +9,44 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from django.core.paginator import Page
+from django.db import connections
+from django.db.models import QuerySet
 from rest_framework import pagination
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
 from incidents.filtersets import CaseFilterSet
-from incidents.selectors.facet_index import IndexedPaginator, selection
+from incidents.models import Case
+from incidents.selectors import page_rows
+from incidents.selectors.facet_index import IndexedPaginator, Selection, selection
 
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
 PAGE_PARAMS = ("page", "page_size")
+
+
+class SummaryPaginator(IndexedPaginator):
+    """The index's paginator, whose pages in the default order on PostgreSQL are the rows the
+    API's list shows (page_rows.summaries' tuples, in the page's order) rather than cases;
+    any other page is the IndexedPaginator's, of cases."""
+
+    def __init__(self, object_list: QuerySet[Case], per_page: int, *, found: Selection) -> None:
+        super().__init__(object_list, per_page, found=found)
+        self.found = found
+
+    def page(self, number: int | str) -> Page[Case]:
+        using = self.object_list.db  # type: ignore[union-attr]
+        if not self.found.in_default_order or connections[using].vendor != "postgresql":
+            return super().page(number)
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        ids = self.found.page_ids(bottom, top)
+        found = page_rows.summaries(using, ids)
+        return Page([found[i] for i in ids if i in found], number, self)  # type: ignore[misc]
 
 
 class PageNumberPagination(pagination.PageNumberPagination):
@@ -31,12 +59,13 @@ class PageNumberPagination(pagination.PageNumberPagination):
         f"Results per page, 1 to {MAX_PAGE_SIZE} (default {PAGE_SIZE}); outside that, a 400."
     )
 
-    def use_facet_index(self, filterset: CaseFilterSet) -> None:
+    def use_facet_index(self, filterset: CaseFilterSet, *, summaries: bool = False) -> None:
         """Page the FilterSet's cases with the facet index, as the library page does: the count
         comes from the index (no COUNT(*) over the library) and, in the default order, so does
-        the page (its 20 ids, read by id: no sort of every match)."""
+        the page (its 20 ids, read by id: no sort of every match). `summaries`: a page in the
+        default order on PostgreSQL is the list's rows as tuples (SummaryPaginator)."""
         self.django_paginator_class = partial(  # type: ignore[assignment]
-            IndexedPaginator, found=selection(filterset)
+            SummaryPaginator if summaries else IndexedPaginator, found=selection(filterset)
         )
 
     def get_page_size(self, request: Request) -> int:

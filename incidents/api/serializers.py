@@ -59,7 +59,7 @@ class FacetsField(serializers.Field):  # type: ignore[type-arg]
 
 
 # Stands for the slug in a reversed route (slugs are lower-case words and hyphens).
-_SLUG = "SLUG_PLACEHOLDER"
+SLUG_PLACEHOLDER = _SLUG = "SLUG_PLACEHOLDER"
 
 
 @functools.lru_cache(maxsize=64)

