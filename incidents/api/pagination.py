@@ -36,7 +36,7 @@ class SummaryPaginator(IndexedPaginator):
         self.found = found
 
     def page(self, number: int | str) -> Page[Case]:
-        using = self.object_list.db  # type: ignore[union-attr]
+        using = self.object_list.db  # type: ignore[attr-defined]
         if not self.found.in_default_order or connections[using].vendor != "postgresql":
             return super().page(number)
         number = self.validate_number(number)

@@ -161,7 +161,9 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
             cases = found.queryset
         page: list[Any] = self.paginate_queryset(cases) or []
         if page and not isinstance(page[0], Case):  # the rows' tuples (SummaryPaginator)
-            url, api_url = self.get_serializer().link_templates()
+            url, api_url = CaseSummarySerializer(
+                context=self.get_serializer_context()
+            ).link_templates()
             rows = summary_rows(page, found.vocabulary, url, api_url, SLUG_PLACEHOLDER)
             return self.get_paginated_response(PlainRows(rows))
         attach_direct_values(page, found.vocabulary)

@@ -72,7 +72,8 @@ SUMMARY_FIELDS = (
 @cache
 def _summary_query() -> str:
     case, link = Case._meta, CaseFacetLink._meta
-    columns = ", ".join(f'"{case.db_table}"."{case.get_field(n).column}"' for n in SUMMARY_FIELDS)
+    by_name = {f.attname: f for f in case.concrete_fields}
+    columns = ", ".join(f'"{case.db_table}"."{by_name[n].column}"' for n in SUMMARY_FIELDS)
     value = link.get_field("value").column
     to_case = link.get_field("case").column
     # A subquery per case rather than a join and GROUP BY: PostgreSQL plans and runs it in
