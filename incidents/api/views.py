@@ -42,9 +42,10 @@ from incidents.selectors.cases import (
     case_queryset,
 )
 from incidents.selectors.facet_counts import facet_groups
-from incidents.selectors.facet_index import selection
+from incidents.selectors.facet_index import current_vocabulary, selection
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
+from incidents.selectors.vocabulary import Vocabulary
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})
 BAD_PARAMETERS = OpenApiResponse(
@@ -106,15 +107,31 @@ FILTER_PARAMETERS = [
 _FILTER_NAMES = frozenset(FILTER_PARAMS)
 
 
-def filtered_cases(request: Request, version: LibraryVersion | None = None) -> CaseQuery:
+# The unbound FilterSet's query of the last vocabulary a list was read with: the same for every
+# unfiltered list of that version (nothing in it depends on the request), and made again for a
+# new vocabulary (the index of a new version, or one built inside a transaction).
+_unfiltered: tuple[Vocabulary, CaseQuery] | None = None
+
+
+def filtered_cases(
+    request: Request, version: LibraryVersion | None = None, *, share: bool = False
+) -> CaseQuery:
     """The cases the request's filters select; a 400 naming every bad value (and the closest
     known ones) rather than a partly applied filter. `version`: the library version the view
-    already read (LibraryRead), not read again."""
+    already read (LibraryRead), not read again. `share`: an unfiltered request may get the
+    query another request made with the same vocabulary (the case list, which only pages it)."""
+    global _unfiltered
     params: Any = request.query_params
     if not any(name in _FILTER_NAMES for name in params):
         # No filter given (`page`, `page_size`, `format` aside): the unbound FilterSet, which
         # selects every case like a bound one with no filter value, without validating a form.
-        params = None
+        if not share:
+            return case_queryset(params=None, version=version)
+        vocabulary = current_vocabulary(version=version)
+        known = _unfiltered
+        if known is None or known[0] is not vocabulary:
+            known = _unfiltered = (vocabulary, case_queryset(params=None, vocabulary=vocabulary))
+        return known[1]
     found = case_queryset(params=params, version=version)
     if found.errors:
         raise ValidationError(filter_problems(request.query_params, found.errors, found.vocabulary))
@@ -152,7 +169,7 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         ),
     )
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        found = filtered_cases(request, self.library_version)
+        found = filtered_cases(request, self.library_version, share=True)
         if isinstance(self.paginator, PageNumberPagination):
             self.paginator.use_facet_index(found.filterset, summaries=True)
             # The base queryset: the index's paginator filters (and sorts) the cases itself.
