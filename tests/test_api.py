@@ -18,6 +18,7 @@ from incidents.facets import FACETS
 from incidents.selectors import facet_index
 from incidents.selectors.cases import case_detail_queryset
 from incidents.services import load_library
+from incidents.services.library_version import bump
 from tests.bulk import add_cases
 from tests.conftest import SMALL_LIBRARY
 from tests.queries import assert_max_queries
@@ -246,3 +247,44 @@ def test_api_docs_are_served_from_this_origin(client: Client) -> None:
     assert "swagger-ui" in page
     assert "cdn" not in page.lower()
     assert "//unpkg" not in page and "jsdelivr" not in page
+
+
+def test_an_unfiltered_list_follows_every_write(client: Client, small_library: None) -> None:
+    """The unfiltered list's query is shared by the requests of one library version: a write
+    (one per test: a test is one transaction, which bumps the version once) must still show on
+    the next request."""
+    before = client.get("/api/cases/?page_size=100").json()
+    add_cases(1, prefix="newest")
+    bump()  # bulk writes send no signals
+    after = client.get("/api/cases/?page_size=100").json()
+    assert after["count"] == before["count"] + 1
+    assert "newest-0" in {row["slug"] for row in after["results"]}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "page=2&page_size=2",
+        "page=3&page_size=1",
+        "format=json&page_size=1&page=2",
+        "page_size=1&kind=incident&kind=study&page=2",
+        "page=2&page_size=1&q=",
+    ],
+)
+def test_page_links_are_drfs(client: Client, small_library: None, query: str) -> None:
+    """The list's `next` and `previous` (written by PageNumberPagination._link_to, the URL
+    parsed once) are the links DRF's own pagination writes for the same page."""
+    from rest_framework.pagination import PageNumberPagination as DrfPagination
+
+    from incidents.api.pagination import PageNumberPagination
+
+    body = client.get(f"/api/cases/?{query}").json()
+    request = Request(APIRequestFactory().get(f"/api/cases/?{query}"))
+    ours = PageNumberPagination()
+    ours.paginate_queryset(list(range(body["count"])), request)
+    drf = DrfPagination()
+    drf.page_size = ours.get_page_size(request)
+    drf.paginate_queryset(list(range(body["count"])), request)
+    assert (body["next"], body["previous"]) == (drf.get_next_link(), drf.get_previous_link())
+    assert (ours.get_next_link(), ours.get_previous_link()) == (body["next"], body["previous"])

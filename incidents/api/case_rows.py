@@ -5,7 +5,6 @@ instance, no DRF field and no per-row lookup beyond dictionaries built once per 
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 from operator import itemgetter
 from types import SimpleNamespace
@@ -18,7 +17,8 @@ from incidents.selectors.vocabulary import Vocabulary
 
 _PARAMS = tuple(spec.param for spec in FACETS)
 _PLACE = {spec.facet: place for place, spec in enumerate(FACETS)}
-_WIDTH = len(SUMMARY_FIELDS)
+# The row's tuple: SUMMARY_FIELDS, then the case's own value ids (unpacked by name below).
+assert len(SUMMARY_FIELDS) == 11 and len(FACETS) == 5, "summary_rows unpacks them by position"
 
 # Per facet value id: its place in the vocabulary's order, its facet's place in FACETS and the
 # {"slug", "name"} a row shows; for the one vocabulary it was made from (that of the version
@@ -52,18 +52,15 @@ def _period_label(*points: Any) -> str:
     return case_period_label(cast(Case, SimpleNamespace(**dict(zip(names, points, strict=True)))))
 
 
-def _date(value: dt.date | None) -> str | None:
-    """A date as DRF's DateField writes it (ISO 8601)."""
-    return None if value is None else value.isoformat()
-
-
 def summary_rows(
     rows: list[tuple[Any, ...]], vocabulary: Vocabulary, url: str, api_url: str, slug: str
 ) -> list[dict[str, Any]]:
     """The list's rows of page_rows.summaries' tuples; `url` and `api_url` are the page's and
-    the API's link to a case with `slug` standing for its slug. A facet value newer than the
-    vocabulary is left out, as cases.attach_direct_values does."""
+    the API's link to a case with `slug` standing for its slug; the dates are written as DRF's
+    DateField writes them (ISO 8601). A facet value newer than the vocabulary is left out, as
+    cases.attach_direct_values does."""
     table = _value_table(vocabulary)
+    found = table.get
     first = itemgetter(0)
     out = []
     for row in rows:
@@ -79,12 +76,14 @@ def summary_rows(
             end_precision,
             published,
             published_precision,
-        ) = row[:_WIDTH]
-        facets: list[list[dict[str, str]]] = [[] for _ in _PARAMS]
-        for _, place, item in sorted(
-            (table[v] for v in row[_WIDTH] or () if v in table), key=first
-        ):
-            facets[place].append(item)
+            value_ids,
+        ) = row
+        facets: list[list[dict[str, str]]] = [[], [], [], [], []]
+        if value_ids:
+            values = [v for v in map(found, value_ids) if v is not None]
+            values.sort(key=first)
+            for _, place, item in values:
+                facets[place].append(item)
         out.append(
             {
                 "slug": case_slug,
@@ -92,12 +91,14 @@ def summary_rows(
                 "kind": kind,
                 "setting": setting,
                 "period": {
-                    "start": _date(start),
+                    "start": None if start is None else start.isoformat(),
                     "start_precision": start_precision,
-                    "end": _date(end),
+                    "end": None if end is None else end.isoformat(),
                     "end_precision": end_precision,
-                    "label": _period_label(*row[5:_WIDTH]),
-                    "published": _date(published),
+                    "label": _period_label(
+                        start, start_precision, end, end_precision, published, published_precision
+                    ),
+                    "published": None if published is None else published.isoformat(),
                     "published_precision": published_precision,
                 },
                 "facets": dict(zip(_PARAMS, facets, strict=True)),

@@ -7,7 +7,8 @@ policy of incidents.selectors.parameters), rather than silently clamped.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
+from urllib import parse
 
 from django.core.paginator import Page
 from django.db import connections
@@ -67,6 +68,38 @@ class PageNumberPagination(pagination.PageNumberPagination):
         self.django_paginator_class = partial(  # type: ignore[assignment]
             SummaryPaginator if summaries else IndexedPaginator, found=selection(filterset)
         )
+
+    def get_next_link(self) -> str | None:
+        page = self.page
+        if page is None or not page.has_next():
+            return None
+        return self._link_to(page.next_page_number())
+
+    def get_previous_link(self) -> str | None:
+        page = self.page
+        if page is None or not page.has_previous():
+            return None
+        number = page.previous_page_number()
+        return self._link_to(None if number == 1 else number)
+
+    def _link_to(self, number: int | None) -> str:
+        """DRF's link to another page (`replace_query_param`, or `remove_query_param` for the
+        first page: the request's absolute URL, its query sorted by parameter), to the same
+        string, with the URL split and its query parsed once for both links."""
+        request = cast(Request, self.request)  # set by paginate_queryset
+        split = getattr(self, "_split", None)
+        if split is None or split[0] is not request:
+            scheme, netloc, path, query, fragment = parse.urlsplit(request.build_absolute_uri())
+            params = parse.parse_qs(query, keep_blank_values=True)
+            split = self._split = (request, (scheme, netloc, path, fragment), params)
+        _, (scheme, netloc, path, fragment), params = split
+        params = dict(params)
+        if number is None:
+            params.pop(self.page_query_param, None)
+        else:
+            params[self.page_query_param] = [str(number)]
+        query = parse.urlencode(sorted(params.items()), doseq=True)
+        return parse.urlunsplit((scheme, netloc, path, query, fragment))
 
     def get_page_size(self, request: Request) -> int:
         raw = request.query_params.get(self.page_size_query_param)

@@ -26,6 +26,16 @@ def is_plain(data: Any) -> bool:
     return isinstance(data, Mapping) and isinstance(data.get("results"), PlainRows)
 
 
+def _escaped_separators(body: bytes) -> bytes:
+    """U+2028 and U+2029 escaped, as DRF escapes them. Their UTF-8 forms end in 0xA8 or 0xA9:
+    a body with neither byte (most: a one-byte search) has none to escape, and the search for
+    the three-byte forms, slow in text full of other punctuation (en dashes share their first
+    two bytes), is made only when one of those bytes is there."""
+    if b"\xa8" not in body and b"\xa9" not in body:
+        return body
+    return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+
+
 class JSONRenderer(renderers.JSONRenderer):
     """DRF's JSONRenderer; plain bodies through orjson (the same bytes)."""
 
@@ -46,7 +56,5 @@ class JSONRenderer(renderers.JSONRenderer):
             except TypeError:  # a value orjson does not write (a huge number, a lone surrogate)
                 pass
             else:
-                return body.replace(b"\xe2\x80\xa8", b"\\u2028").replace(
-                    b"\xe2\x80\xa9", b"\\u2029"
-                )
+                return _escaped_separators(body)
         return super().render(data, accepted_media_type, renderer_context)  # type: ignore[no-any-return]

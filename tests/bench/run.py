@@ -3,6 +3,7 @@
     make bench                          # 1,000, 10,000 and 100,000 cases
     make bench BENCH_SIZES=1000         # the quick run
     python -m tests.bench.run 1000 10000 [--rebuild] [--requests 30] [--search] [--graph]
+    python -m tests.bench.run 100000 --api-only   # the throughput rows alone
 
 Each size gets a throwaway PostgreSQL database (`$BENCH_DB_PREFIX<size>`, default
 `incidents_bench_<size>`, on `$BENCH_DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/),
@@ -109,7 +110,7 @@ def _p95(times: list[float]) -> float:
 
 
 def measure_size(
-    size: int, *, rebuild: bool, requests: int, graph: bool, search: bool
+    size: int, *, rebuild: bool, requests: int, graph: bool, search: bool, api_only: bool = False
 ) -> dict[str, Any]:
     """Build (or reuse) the library of `size` cases and measure every figure."""
     url = _database_url(size)
@@ -131,6 +132,8 @@ def measure_size(
     from tests.bench import synthetic
 
     settings.ROOT_URLCONF = "tests.bench.urls"
+    # As production has it (the test settings read the version on every request instead).
+    settings.LIBRARY_VERSION_LISTEN = True
     call_command("migrate", verbosity=0)
     if not new and Case.objects.count() != size:  # a build that did not finish: start again
         connection.close()
@@ -186,20 +189,26 @@ def measure_size(
     if not Case.objects.filter(slug=slug).exists():
         slug = Case.objects.order_by("id").values_list("slug", flat=True)[0]
     two = f"symptom={popular['symptom']}&component={popular['component']}"
-    rows = [
-        page("`/` with all facet counts", "/"),
-        page(f"`/` with two facet filters (`{two}`)", f"/?{two}"),
-        page(
-            "`/` with a filter and a NOT",
-            f"/?root_cause={popular['root_cause']}&not_organisation={popular['organisation']}",
-        ),
-        page("`/?page=3`", "/?page=3"),
-        page(f"`/cases/{slug}/`", f"/cases/{slug}/"),
-    ]
-    if search or size <= 1000:  # issue 8's figure: minutes per point at 100,000 cases
+    rows = (
+        []
+        if api_only
+        else [
+            page("`/` with all facet counts", "/"),
+            page(f"`/` with two facet filters (`{two}`)", f"/?{two}"),
+            page(
+                "`/` with a filter and a NOT",
+                f"/?root_cause={popular['root_cause']}&not_organisation={popular['organisation']}",
+            ),
+            page("`/?page=3`", "/?page=3"),
+            page(f"`/cases/{slug}/`", f"/cases/{slug}/"),
+        ]
+    )
+    if not api_only and (
+        search or size <= 1000
+    ):  # issue 8's figure: minutes per point at 100,000 cases
         sentence = f"/?q={SENTENCE.replace(' ', '+')}"
         rows.append(page("`/` sentence search", sentence, "8", max(3, requests // 10)))
-    if graph:
+    if graph and not api_only:
         rows.append(page("`/graph/data.json`", "/graph/data.json", "10", 3))
 
     def loop(paths: list[str]) -> tuple[float, float]:
@@ -243,6 +252,9 @@ def measure_size(
         cpu = 100 * (hello.cpu or 0) / (row.cpu or 1)
         row.note = f"{rate:.1f}% of hello-world (CPU: {cpu:.1f}%)"
     rows += [hello, warm, cold]
+    if api_only:
+        raw.close()
+        return {"size": size, "cases": cases, "built_s": built_s, "rows": [_row(r) for r in rows]}
     rebuild_cpu: list[float] = []
 
     def rebuild_index() -> None:
@@ -266,8 +278,12 @@ def measure_size(
         "size": size,
         "cases": cases,
         "built_s": built_s,
-        "rows": [{**asdict(r), "ratio": r.ratio, "outside_sql": r.outside_sql} for r in rows],
+        "rows": [_row(r) for r in rows],
     }
+
+
+def _row(r: Row) -> dict[str, Any]:
+    return {**asdict(r), "ratio": r.ratio, "outside_sql": r.outside_sql}
 
 
 def _popular_values(model: Any) -> dict[str, str]:
@@ -345,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--search", action="store_true", help="the sentence search above 1,000 cases too (slow)"
     )
+    parser.add_argument(
+        "--api-only", action="store_true", help="only the throughput rows (hello-world, API)"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a child process's size
     args = parser.parse_args(argv)
     if args.one:
@@ -354,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
             requests=args.requests,
             graph=args.graph,
             search=args.search,
+            api_only=args.api_only,
         )
         print(json.dumps(result))
         return 0
@@ -362,7 +382,14 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "tests.bench.run", "--one", str(size)]
         command += ["--requests", str(args.requests)]
         command += [
-            flag for flag, on in (("--rebuild", args.rebuild), ("--graph", args.graph)) if on
+            flag
+            for flag, on in (
+                ("--rebuild", args.rebuild),
+                ("--graph", args.graph),
+                ("--search", args.search),
+                ("--api-only", args.api_only),
+            )
+            if on
         ]
         print(f"measuring {size:,} cases ...", file=sys.stderr, flush=True)
         done = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True)
