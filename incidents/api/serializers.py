@@ -69,6 +69,33 @@ def _reversed(route: str, urlconf: str | None, prefix: str) -> str:
     return reverse(route, args=[_SLUG], urlconf=urlconf)
 
 
+# The routes of a case's two links: its page and its API resource.
+_CASE_ROUTES = ("incidents:case-detail", "api:case-detail")
+# (scheme and host, URLconf, script prefix) -> the two links' templates; bounded (the host is
+# the client's, if an allowed one).
+_link_memo: dict[tuple[str, str | None, str], tuple[str, str]] = {}
+
+
+def case_link_templates(request: Any | None) -> tuple[str, str]:
+    """The page's and the API's link to a case with _SLUG for its slug: absolute, as the
+    request's `build_absolute_uri` writes them (which depends only on its scheme and host for
+    a reversed path), remembered per scheme, host, URLconf and script prefix."""
+    urlconf, prefix = get_urlconf(), get_script_prefix()
+    if request is None:
+        page, api = (_reversed(route, urlconf, prefix) for route in _CASE_ROUTES)
+        return page, api
+    key = (f"{request.scheme}://{request.get_host()}", urlconf, prefix)
+    known = _link_memo.get(key)
+    if known is None:
+        if len(_link_memo) >= 64:
+            _link_memo.clear()
+        page, api = (
+            request.build_absolute_uri(_reversed(route, urlconf, prefix)) for route in _CASE_ROUTES
+        )
+        known = _link_memo[key] = (page, api)
+    return known
+
+
 def _date(value: dt.date | None) -> str | None:
     """A date as DRF's DateField writes it (ISO 8601)."""
     return None if value is None else value.isoformat()
@@ -126,23 +153,13 @@ class CaseSummarySerializer(serializers.ModelSerializer[Case]):
 
     def link_templates(self) -> tuple[str, str]:
         """The page's and the API's link to a case, with _SLUG for its slug."""
-        return self._link("incidents:case-detail", _SLUG), self._link("api:case-detail", _SLUG)
+        return case_link_templates(self.context.get("request"))
 
     def get_url(self, case: Case) -> str:
-        return self._link("incidents:case-detail", case.slug)
+        return self.link_templates()[0].replace(_SLUG, case.slug)
 
     def get_api_url(self, case: Case) -> str:
-        return self._link("api:case-detail", case.slug)
-
-    def _link(self, route: str, slug: str) -> str:
-        """An absolute link to a case: the route is reversed once per response (kept in the
-        context every row's serializer shares), not once per row."""
-        templates = cast(dict[str, Any], self.context).setdefault("_link_templates", {})
-        if route not in templates:
-            request = self.context.get("request")
-            path = _reversed(route, get_urlconf(), get_script_prefix())
-            templates[route] = request.build_absolute_uri(path) if request else path
-        return str(templates[route]).replace(_SLUG, slug)
+        return self.link_templates()[1].replace(_SLUG, case.slug)
 
 
 class ItemSerializer(serializers.Serializer[Any]):

@@ -30,6 +30,7 @@ from incidents.api.serializers import (
     CaseDetailSerializer,
     CaseSummarySerializer,
     FacetGroupSerializer,
+    case_link_templates,
 )
 from incidents.api.writes import CaseWrites
 from incidents.facets import FACETS
@@ -178,9 +179,7 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
             cases = found.queryset
         page: list[Any] = self.paginate_queryset(cases) or []
         if page and not isinstance(page[0], Case):  # the rows' tuples (SummaryPaginator)
-            url, api_url = CaseSummarySerializer(
-                context=self.get_serializer_context()
-            ).link_templates()
+            url, api_url = case_link_templates(request)
             rows = summary_rows(page, found.vocabulary, url, api_url, SLUG_PLACEHOLDER)
             return self.get_paginated_response(PlainRows(rows))
         attach_direct_values(page, found.vocabulary)
