@@ -70,6 +70,7 @@ class Listener:
         self._copy: tuple[int, LibraryVersion] | None = None
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()  # stop() wakes the thread waiting on its socket
         self._thread = threading.Thread(target=self._run, daemon=True, name="version-listener")
         self._thread.start()
 
@@ -105,7 +106,10 @@ class Listener:
     def stop(self) -> None:
         """End the thread and close its connection (waits for it)."""
         self._stopping.set()
+        os.write(self._wake_w, b"x")
         self._thread.join(timeout=2 * PING_SECONDS)
+        for fd in (self._wake_r, self._wake_w):
+            os.close(fd)
 
     # --- the thread -----------------------------------------------------------------------
 
@@ -141,7 +145,9 @@ class Listener:
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:
         while not self._stopping.is_set():
-            unread, _, _ = select.select([self._fd], [], [], PING_SECONDS)
+            unread, _, _ = select.select([self._fd, self._wake_r], [], [], PING_SECONDS)
+            if self._stopping.is_set():
+                return
             self.busy = True
             if not unread:
                 conn.execute("SELECT 1")  # a ping: raises if the connection is gone
