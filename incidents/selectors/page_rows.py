@@ -54,16 +54,14 @@ def cases_by_id(using: str, ids: list[int]) -> dict[int, Case]:
 
 # What a row of the API's case list shows, in this order (page_rows.summaries' tuples), then the
 # ids of the case's own facet values.
+_PERIOD = ("period_start", "period_start_precision", "period_end", "period_end_precision")
 SUMMARY_FIELDS = (
     "id",
     "slug",
     "title",
     "kind",
     "setting",
-    "period_start",
-    "period_start_precision",
-    "period_end",
-    "period_end_precision",
+    *_PERIOD,
     "published",
     "published_precision",
 )
