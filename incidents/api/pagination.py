@@ -69,6 +69,11 @@ class PageNumberPagination(pagination.PageNumberPagination):
             SummaryPaginator if summaries else IndexedPaginator, found=selection(filterset)
         )
 
+    def release_rows(self) -> None:
+        """Forget the page's rows (its count and number stay, for the links)."""
+        if self.page is not None:
+            self.page.object_list = []
+
     def get_next_link(self) -> str | None:
         page = self.page
         if page is None or not page.has_next():

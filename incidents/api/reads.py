@@ -34,6 +34,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from incidents.api.renderers import is_plain
 from incidents.selectors import library_version
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.parameters import unknown_parameters
@@ -215,4 +216,9 @@ class LibraryRead(APIView):
                 (response.content, response["Content-Type"]),
                 CACHE_SECONDS,
             )
+            if is_plain(response.data):
+                # Written out: let the rows go now. The response, the view and the request
+                # refer to one another, so whatever they hold waits for the garbage collector
+                # otherwise (a page's rows are most of a cold request's objects).
+                response.data = None
         return response

@@ -187,6 +187,11 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         if page and not isinstance(page[0], Case):  # the rows' tuples (SummaryPaginator)
             url, api_url = case_link_templates(request)
             rows = summary_rows(page, found.vocabulary, url, api_url, SLUG_PLACEHOLDER)
+            # Written into the rows: let the tuples go now (the view, its paginator and the
+            # request refer to one another, and would keep them for the garbage collector).
+            page.clear()
+            if isinstance(self.paginator, PageNumberPagination):
+                self.paginator.release_rows()
             return self.get_paginated_response(PlainRows(rows))
         attach_direct_values(page, found.vocabulary)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
