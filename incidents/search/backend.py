@@ -22,6 +22,7 @@ from django.db import connection
 from django.db.models import F, FloatField, Func, Value
 from django.db.models.expressions import Combinable
 
+from incidents.bm25 import BM25_K1
 from incidents.search.query import Term
 
 DOCUMENT = "search_index__document"
@@ -40,8 +41,6 @@ RANK_TIERS = 3
 # and a word usually occurs in more than one column; the scale is calibrated so that both
 # databases give about the same scores on the seeded library (a title word about 4 idf).
 _TS_SCALE = COLUMN_WEIGHTS[0] * 1.6449 / 2
-# FTS5's bm25 constant k1: a term adds at most idf * (k1 + 1) to a case's bm25.
-BM25_K1 = 1.2
 # ts_rank's divisor (pi^2/6): a word's rank in a case is at most 1, since the index writes the
 # heaviest column first (title, summary, facets, the rest); a tag's is exactly its weight over it.
 _PI2_6 = 1.64493406685

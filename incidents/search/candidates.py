@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 from django.db.models.expressions import RawSQL
 from pyroaring import BitMap
 
+from incidents.bm25 import bm25_idf
 from incidents.models import Case
 from incidents.search import backend
-from incidents.search.bounds import BoundSums, bm25_idf
+from incidents.search.bounds import BoundSums
 from incidents.search.matches import MAX_RANKED_IDS
 from incidents.search.query import Term
 

@@ -16,7 +16,7 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word flagged `ambiguous` in the vocabulary
   ("node", `AMBIGUOUS_WEIGHT`).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
-(1 - product of misses); a parent also collects its children's, so that when no specific value is
+(`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that when no specific value is
 certain enough the broader one may be. A value is suggested when its score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
 tests/data/retrieval_eval.yaml (`manage.py eval_suggestions`).
 
@@ -36,7 +36,7 @@ from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
 from incidents.suggest.matching import Hit, find_hits
-from incidents.suggest.scoring import explicit_score, learned_evidence, with_children
+from incidents.suggest.scoring import explicit_score, learned_evidence, noisy_or, with_children
 from incidents.suggest.selection import select_hits
 from incidents.suggest.weights import THRESHOLD
 from incidents.suggest.words import Token, tokens
@@ -75,8 +75,7 @@ def suggest(
 
     explicit = {v: explicit_score(found) for v, found in by_value.items()}
     own = {
-        v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
-        for v in set(by_value) | set(learned)
+        v: noisy_or(explicit.get(v, 0.0), learned.get(v, 0.0)) for v in set(by_value) | set(learned)
     }
     named = {
         i: hit.term.value_id
@@ -87,7 +86,7 @@ def suggest(
     like, support_words = like_cases(lexicon, words, named)
     before = with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
-        own[v] = 1 - (1 - own.get(v, 0.0)) * (1 - boost[0])
+        own[v] = noisy_or(own.get(v, 0.0), boost[0])
     total = with_children(lexicon, own, explicit)
 
     chosen = {v for v, s in total.items() if s >= threshold}
