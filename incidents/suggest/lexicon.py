@@ -30,7 +30,6 @@ from incidents.text import spelling_key
 Stems = tuple[str, ...]
 
 _PARENTHESIS = re.compile(r"\s*\([^)]*\)")
-PARAPHRASES = 1
 # Learned evidence ignores words used by more than this share of the cases ("the", "job").
 COMMON_WORD_SHARE = 0.25
 # A word teaches a value something only if at least this many of the value's cases use it,

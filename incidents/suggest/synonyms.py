@@ -36,7 +36,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
     # slow
-    ("slow", "slowly", "sluggish", "crawling", "crawl"),
+    ("slow", "slowly", "sluggish", "crawling", "crawl", "took forever", "took ages", "glacial"),
     # fell (a rate or a figure)
     (
         "dropped",
@@ -50,7 +50,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "slipped",
     ),
     # rose (a rate or a figure)
-    ("went up", "jumped", "spiked", "climbed", "shot up", "increased", "surged", "ballooned"),
+    (
+        "went up",
+        "jumped",
+        "spiked",
+        "climbed",
+        "shot up",
+        "increased",
+        "surged",
+        "ballooned",
+        "skyrocketed",
+        "went vertical",
+        "went through the roof",
+    ),
     # timed out
     ("timed out", "times out", "hit the timeout"),
     # stopped making progress
@@ -59,6 +71,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
     # a part that misbehaves
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
+    # stopped with an error
+    ("crashed", "died", "blew up", "fell over", "went belly up"),
+    # the work that failed: a job, a run
+    ("training run", "training job", "job", "run", "workload"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
