@@ -1,7 +1,7 @@
 """How the suggestion engine reads a text: weak evidence that needs a second piece (everyday
 one-word phrases, counted components, organisations as vendors, bare numbers), and the forms a
 phrase may take (function words left out, a verb and particle joined or apart, synonyms of its
-predicate, "bad"/"faulty"/"flaky")."""
+predicate, "bad"/"faulty"/"flaky", short forms, a preposition's phrase the other way round)."""
 
 from __future__ import annotations
 
@@ -92,3 +92,25 @@ def test_faulty_flaky_and_bad_are_read_alike(small_library: None) -> None:
     value = _value(slug="bad-cable")
     value.aliases.create(text="faulty cable")
     assert "symptom:bad-cable" in _found("one flaky cable among thousands")
+
+
+def test_a_flaky_thing_is_faulty_but_a_faulty_thing_is_not_flaky(small_library: None) -> None:
+    """ "flaky node" (a node that keeps failing) is not read as any "faulty node"."""
+    _value(slug="lemon", phrases=["flaky node"])
+    assert "symptom:lemon" in _found("that flaky node again")
+    assert "symptom:lemon" not in _found("the logs led us to the faulty node")
+
+
+def test_a_short_form_is_read_as_its_word(small_library: None) -> None:
+    _value(slug="slow-save", phrases=["checkpoint saves are slow"])
+    assert "symptom:slow-save" in _found("ckpt saves are slow again")
+    _value(slug="prod-only", phrases=["only in production"])
+    assert "symptom:prod-only" in _found("it only happens in prod")
+
+
+def test_a_phrase_with_a_preposition_reads_the_other_way_round(small_library: None) -> None:
+    _value(slug="hbm", phrases=["memory errors on the gpu"])
+    assert "symptom:hbm" in _found("gpu memory errors keep climbing")
+    # Negated or quantified phrases keep their order: "testing never reproduced" is not one.
+    _value(slug="unrepro", phrases=["never reproduced in testing"])
+    assert "symptom:unrepro" not in _found("testing never reproduced anything")

@@ -49,6 +49,8 @@ FUNCTION_WORDS = frozenset(
     "can could should and or so then when while".split()
 )
 PARAPHRASES = 1
+# Phrases read the other way round too (see _inverted); 0: off.
+INVERSIONS = 1
 # Learned evidence ignores words at least this common in English (see _rare).
 LEARNED_MAX_ZIPF = 4.0
 # A one-word phrase at least this common in English is an everyday word (see _everyday).
@@ -94,6 +96,37 @@ def _forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:
             if len(content) >= 2 and len(content) < len(term_stems):
                 forms.append((tuple(s for s, _k in content), tuple(k for _s, k in content)))
     return forms
+
+
+# Prepositions whose phrase reads as a compound the other way round ("memory errors on the GPU":
+# "GPU memory errors"; "loss of power": "power loss"), and the words skipped after them.
+INVERTIBLE = ("on", "of", "in")
+DETERMINERS = frozenset("a an the its their our his her my this that these those".split())
+# ... but not a phrase that is negated ("not reproduced in testing") or quantified ("on every
+# node", "on the same nodes"): their words say what they say only in their order.
+UNINVERTIBLE = frozenset("no not never nothing nobody every each all any same".split())
+
+
+def _inverted(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
+    """A phrase "A on/of/in the B" also written "B A" (B one or two words, A up to three, each
+    with a word that is no function word)."""
+    term_stems, keys = base
+    for i, key in enumerate(keys):
+        if key not in INVERTIBLE or i == 0 or i > 3:
+            continue
+        j = i + 1
+        while j < len(keys) and keys[j] in DETERMINERS:
+            j += 1
+        head, tail = range(0, i), range(j, len(keys))
+        if not 1 <= len(tail) <= 2 or any(keys[k] in FUNCTION_WORDS for k in tail):
+            continue
+        if all(keys[k] in FUNCTION_WORDS or keys[k] in PARTICLES for k in head):
+            continue
+        if any(k in UNINVERTIBLE for k in keys):
+            return []
+        order = [*tail, *head]
+        return [(tuple(term_stems[k] for k in order), tuple(keys[k] for k in order))]
+    return []
 
 
 def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
@@ -254,6 +287,8 @@ class Lexicon:
                 if not is_ambiguous and PARAPHRASES:
                     # A name or alias paraphrased ("flaky GPU" for "faulty GPU") is a phrase.
                     forms += [((p, p), True) for f, _k in forms for p in _paraphrases(f)]
+                if not is_ambiguous and INVERSIONS:
+                    forms += [(f, True) for f in _inverted(base)]
                 for (term_stems, keys), paraphrase in forms:
                     if term_stems in seen:
                         continue

@@ -44,6 +44,9 @@ ABBREVIATIONS = {
     "tput": "throughput",
     "util": "utilization",
     "sched": "scheduler",
+    "hw": "hardware",
+    "sw": "software",
+    "misconfig": "misconfiguration",
 }
 _STEMMER = Stemmer.Stemmer("english")
 
