@@ -114,3 +114,9 @@ def test_a_phrase_with_a_preposition_reads_the_other_way_round(small_library: No
     # Negated or quantified phrases keep their order: "testing never reproduced" is not one.
     _value(slug="unrepro", phrases=["never reproduced in testing"])
     assert "symptom:unrepro" not in _found("testing never reproduced anything")
+
+
+def test_a_negated_phrase_holds_the_other_negations(small_library: None) -> None:
+    _value(slug="no-fail-fast", phrases=["collective never timed out"])
+    assert "symptom:no-fail-fast" in _found("the collective didn't time out for hours")
+    assert "symptom:no-fail-fast" not in _found("the collective timed out after ten minutes")

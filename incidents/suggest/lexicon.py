@@ -46,7 +46,7 @@ PARTICLES = ("out", "down", "up", "over", "off", "back")
 FUNCTION_WORDS = frozenset(
     "a an the this that these those its it their our your his her my of to in on at for from "
     "with by as into onto is was were are be been being am has have had do does did will would "
-    "can could should and or so then when while".split()
+    "can could should and or so then when while any some".split()
 )
 PARAPHRASES = 1
 # Phrases read the other way round too (see _inverted); 0: off.

@@ -75,6 +75,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crashed", "died", "blew up", "fell over", "went belly up"),
     # the work that failed: a job, a run
     ("training run", "training job", "job", "run", "workload"),
+    # it did not happen
+    ("never", "did not", "didn't", "nothing", "nor", "not once"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
