@@ -47,6 +47,7 @@ ABBREVIATIONS = {
     "hw": "hardware",
     "sw": "software",
     "misconfig": "misconfiguration",
+    "dbs": "database",
 }
 _STEMMER = Stemmer.Stemmer("english")
 
