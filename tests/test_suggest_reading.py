@@ -120,3 +120,26 @@ def test_a_negated_phrase_holds_the_other_negations(small_library: None) -> None
     _value(slug="no-fail-fast", phrases=["collective never timed out"])
     assert "symptom:no-fail-fast" in _found("the collective didn't time out for hours")
     assert "symptom:no-fail-fast" not in _found("the collective timed out after ten minutes")
+
+
+def test_a_denied_term_names_nothing(small_library: None) -> None:
+    _value(slug="restarts", phrases=["job restarts"])
+    assert "symptom:restarts" in _found("the job restarts every night")
+    assert "symptom:restarts" not in _found("throughput fell mid-job with no restart")
+    # A term that holds the negation itself still counts.
+    _value(slug="no-timeout", phrases=["no timeout fired"])
+    assert "symptom:no-timeout" in _found("it hung and no timeout fired")
+
+
+def test_numbers_inside_a_phrase_do_not_widen_its_gap(small_library: None) -> None:
+    _value(slug="small-tests", phrases=["never seen in tests"])
+    assert "symptom:small-tests" in _found("never seen in our 2-4 node tests")
+    assert "symptom:small-tests" not in _found("never seen in our small staging cluster tests")
+
+
+def test_an_agent_noun_and_its_verb_are_both_spellings_of_a_value(small_library: None) -> None:
+    """ "load balancer" (alias) and "load balancing" (phrase) share stems, not words."""
+    value = _value(slug="lb", phrases=["load balancing"])
+    value.aliases.create(text="load balancer")
+    assert "symptom:lb" in _found("a routine load-balancing change")
+    assert "symptom:lb" in _found("the load balancer dropped traffic")

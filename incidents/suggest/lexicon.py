@@ -24,7 +24,7 @@ from wordfreq import zipf_frequency
 from incidents.facets import ORGANISATION
 from incidents.suggest.prior import CaseIndex
 from incidents.suggest.synonyms import paraphrases
-from incidents.suggest.words import Token, stem, stems, tokens
+from incidents.suggest.words import Token, agent_marks, stem, stems, tokens
 from incidents.text import spelling_key
 
 Stems = tuple[str, ...]
@@ -272,7 +272,8 @@ class Lexicon:
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
-        seen: set[tuple[str, ...]] = set()
+        # A spelling already indexed: its stems, and which of its words are agent nouns.
+        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...]]] = set()
         spellings = [(value.name, "name"), *((a, "alias") for a in value.aliases)]
         spellings += [(p, "phrase") for p in value.phrases]
         for text, kind in spellings:
@@ -290,9 +291,10 @@ class Lexicon:
                 if not is_ambiguous and INVERSIONS:
                     forms += [(f, True) for f in _inverted(base)]
                 for (term_stems, keys), paraphrase in forms:
-                    if term_stems in seen:
+                    spelt = (term_stems, agent_marks(keys))
+                    if spelt in seen:
                         continue
-                    seen.add(term_stems)
+                    seen.add(spelt)
                     term = Term(
                         term_stems,
                         keys,

@@ -23,10 +23,28 @@ CONTAINED_FACET = "component"
 CONTAINING_FACETS = frozenset({"symptom", "root_cause"})
 
 
+# Words that deny what follows them ("no restart", "not a bug", "without errors"); "didn't" is
+# read as "didn" and "t".
+NEGATIONS = frozenset(
+    "no not never without nor nothing didn don doesn wasn isn aren weren hasn haven".split()
+)
+
+
 def select_hits(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
-    """The hits that stand (the longest and strongest first), counted components and vendors
-    weighed down."""
-    return _vendors(lexicon, _counted(lexicon, words, _select(lexicon, hits)))
+    """The hits that stand (the longest and strongest first), denied ones left out, counted
+    components and vendors weighed down."""
+    kept = _select(lexicon, [h for h in hits if not _denied(words, h)])
+    return _vendors(lexicon, _counted(lexicon, words, kept))
+
+
+def _denied(words: Sequence[Token], hit: Hit) -> bool:
+    """Whether the text denies the term: a negation right before it or among the words skipped
+    inside it ("ran with no restart" is no "run restarts"), unless the term holds one itself
+    ("no timeout fired")."""
+    if any(key in NEGATIONS for key in hit.term.keys):
+        return False
+    before = {hit.start - 1} if hit.start > 0 else set()
+    return any(words[i].key in NEGATIONS for i in before | set(hit.skipped))
 
 
 def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:

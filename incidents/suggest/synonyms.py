@@ -32,7 +32,13 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "went dark",
         "was toast",
         "is toast",
+        "no longer responding",
+        "not responding",
+        "became unresponsive",
+        "was unresponsive",
     ),
+    # took more load than it could
+    ("overloaded", "overwhelmed", "swamped", "drowned", "buckled", "was hammered"),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
     # slow
@@ -73,6 +79,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
     # stopped with an error
     ("crashed", "died", "blew up", "fell over", "went belly up"),
+    # a graphics processor
+    ("gpu", "card", "accelerator"),
+    # the machines of a cluster
+    ("nodes", "workers", "instances", "vms"),
     # the work that failed: a job, a run
     ("training run", "training job", "job", "run", "workload"),
     # it did not happen

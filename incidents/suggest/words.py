@@ -52,6 +52,17 @@ ABBREVIATIONS = {
 _STEMMER = Stemmer.Stemmer("english")
 
 
+# "scheduler", "generator": a word for the thing that acts, not a form of the verb (the stemmer
+# gives "scheduled" and "scheduler" one stem; incidents.suggest.matching tells them apart).
+AGENT_SUFFIXES = ("er", "or")
+
+
+def agent_marks(keys: tuple[str, ...]) -> tuple[tuple[bool, ...], ...]:
+    """Per word, which agent suffixes it ends with: "load balancer" and "load balancing" share
+    their stems but are spelt as different words."""
+    return tuple(tuple(k.endswith(suffix) for suffix in AGENT_SUFFIXES) for k in keys)
+
+
 @dataclass(frozen=True)
 class Token:
     """One word of a text: its stem, its spelling key, where it is, and how it was written."""
