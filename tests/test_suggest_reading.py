@@ -143,3 +143,13 @@ def test_an_agent_noun_and_its_verb_are_both_spellings_of_a_value(small_library:
     value.aliases.create(text="load balancer")
     assert "symptom:lb" in _found("a routine load-balancing change")
     assert "symptom:lb" in _found("the load balancer dropped traffic")
+
+
+def test_an_ambiguous_word_counts_where_its_family_is_named(seeded_library: None) -> None:
+    """ "control plane" alone is any system's; with Kubernetes or etcd named it is Kubernetes's."""
+    assert "component:kubernetes-control-plane" not in _found(
+        "the networking control plane had a regression"
+    )
+    assert "component:kubernetes-control-plane" in _found(
+        "etcd was slow and the control plane fell behind"
+    )

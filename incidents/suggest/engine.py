@@ -66,7 +66,7 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = select_hits(lexicon, words, find_hits(lexicon, words))
+    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -124,6 +124,23 @@ def suggest(
             replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
         )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
+
+
+def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """An everyday word flagged ambiguous ("control plane", "node") counts fully where the text
+    also names, outright, a broader or narrower value of the same family ("the Kubernetes control
+    plane", "the etcd behind the control plane")."""
+    named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
+    if not named:
+        return hits
+    return [
+        replace(hit, score=weights.CONFIRMED_WEIGHT)
+        if hit.term.ambiguous
+        and hit.score <= weights.AMBIGUOUS_WEIGHT
+        and named & lexicon.family(hit.term.value_id)
+        else hit
+        for hit in hits
+    ]
 
 
 def _found(

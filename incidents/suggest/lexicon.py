@@ -353,6 +353,17 @@ class Lexicon:
             if weights:
                 self.evidence[s] = weights
 
+    def family(self, value_id: int) -> set[int]:
+        """The value's ancestors and descendants (itself left out)."""
+        found = set(self.ancestors(value_id))
+        todo = list(self.children.get(value_id, []))
+        while todo and len(found) < 1_000:
+            child = todo.pop()
+            if child not in found:
+                found.add(child)
+                todo.extend(self.children.get(child, []))
+        return found
+
     def ancestors(self, value_id: int) -> list[int]:
         """The value's parent, grandparent, ... (nearest first)."""
         if value_id not in self._ancestors:
