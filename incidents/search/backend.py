@@ -22,7 +22,6 @@ from django.db import connection
 from django.db.models import F, FloatField, Func, Value
 from django.db.models.expressions import Combinable
 
-from incidents.bm25 import BM25_K1
 from incidents.search.query import Term
 
 DOCUMENT = "search_index__document"

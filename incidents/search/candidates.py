@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from django.db.models.expressions import RawSQL
 from pyroaring import BitMap
 
-from incidents.bm25 import bm25_idf
 from incidents.models import Case
 from incidents.search import backend
 from incidents.search.bounds import BoundSums
