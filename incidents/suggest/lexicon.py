@@ -14,6 +14,7 @@ A Lexicon is plain data: the loader builds one from files, pages from the databa
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -75,8 +76,13 @@ def _rare(word_stem: str) -> bool:
 def _paraphrases(form: tuple[Stems, Stems]) -> list[Stems]:
     """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
     something: some word other than the predicate and function words is left."""
-    function_stems = {stem(w) for w in FUNCTION_WORDS}
+    function_stems = _function_stems()
     return paraphrases(form[0], lambda rest: any(s not in function_stems for s in rest))
+
+
+@functools.cache
+def _function_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in FUNCTION_WORDS)
 
 
 def _forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:

@@ -118,9 +118,10 @@ def paraphrases(
     left of the phrase (`others`) still says what it happened to ("api server" in "api server
     went down"; "running slow" alone is a predicate, and its variants would be any slowness)."""
     found: list[tuple[str, ...]] = []
+    present = set(term_stems)
     for group in groups_by_stems():
         for member in group:
-            at = _find(term_stems, member)
+            at = _find(term_stems, member) if member[0] in present else None
             if at is None or not others(term_stems[:at] + term_stems[at + len(member) :]):
                 continue
             if member in _one_way():
