@@ -51,6 +51,11 @@ def test_a_counted_component_is_the_scale_not_the_part_that_failed(seeded_librar
     assert "component:gpu" in _found("the GPU in slot 3 keeps overheating")
 
 
+def test_a_component_before_a_noun_of_measure_is_the_amount(seeded_library: None) -> None:
+    assert "component:gpu" not in _found("retrying them only burns GPU hours")
+    assert "component:gpu" in _found("one GPU kept throwing errors")
+
+
 def test_an_organisation_before_a_component_is_its_vendor(seeded_library: None) -> None:
     assert "organisation:nvidia" not in _found("the cluster has NVIDIA A100 GPUs")
     assert "organisation:nvidia" in _found("NVIDIA published the study of its clusters")

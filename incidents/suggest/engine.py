@@ -1,23 +1,29 @@
 """The suggestion engine: which facet values a text names, with the words and a score for each.
 
 Evidence for a value, strongest first (each weight is in incidents.suggest.weights):
-- its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"), written
-  together or apart ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
+- its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"; a short form
+  as its word, "ckpt" for "checkpoint", incidents.suggest.words), written together or apart
+  ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
 - one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
-  words between them, its function words optional, a verb and particle apart or together
-  ("timed out", "timeout") (`PHRASE_WEIGHT`);
+  words between them (numbers do not count), its function words optional, a verb and particle
+  apart or together ("timed out", "timeout"), a preposition's phrase the other way round
+  ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
+  subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
 - the like-cases prior: its share of the tags of the library's cases most like the text
   (incidents.suggest.like), counted only when the text also holds a rare word of the value's
   own wording; the suggestion then names those cases (`like`);
 - weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
   that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
-  after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
-  its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word flagged `ambiguous` in the vocabulary
-  ("node", `AMBIGUOUS_WEIGHT`).
+  after a number or before a noun of measure ("512 GPUs", "GPU hours", `COUNTED_WEIGHT`); an
+  organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
+  flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
+  broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
+A term the text denies ("with no restart") is no evidence (incidents.suggest.selection).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
-(`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that when no specific value is
-certain enough the broader one may be. A value is suggested when its score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
+(`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that
+when no specific value is certain enough the broader one may be. A value is suggested when its
+score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
 tests/data/retrieval_eval.yaml (`manage.py eval_suggestions`).
 
 The steps, one module each: incidents.suggest.matching finds where the text spells each term;
