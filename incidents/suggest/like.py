@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from wordfreq import zipf_frequency
 
 from incidents.facets import ORGANISATION
-from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon
+from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.words import Token
 
 PRIOR_WEIGHT = 0.7

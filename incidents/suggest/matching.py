@@ -16,7 +16,8 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.lexicon import FUNCTION_WORDS, Lexicon, Term
+from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
 
 
