@@ -158,3 +158,9 @@ def test_an_ambiguous_word_counts_where_its_family_is_named(seeded_library: None
     assert "component:kubernetes-control-plane" in _found(
         "etcd was slow and the control plane fell behind"
     )
+
+
+def test_a_synonym_is_matched_as_its_own_words(small_library: None) -> None:
+    """ "no longer responding" for "stopped responding": "longer" is a word, not an agent noun."""
+    _value(slug="api-dead", phrases=["api server stopped responding"])
+    assert "symptom:api-dead" in _found("the api server was no longer responding")

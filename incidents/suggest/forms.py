@@ -30,11 +30,11 @@ PARAPHRASES = 1
 INVERSIONS = 1
 
 
-def paraphrased(form: tuple[Stems, Stems]) -> list[Stems]:
+def paraphrased(form: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
     """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
     something: some word other than the predicate and function words is left."""
     function_stems = _function_stems()
-    return paraphrases(form[0], lambda rest: any(s not in function_stems for s in rest))
+    return paraphrases(form, lambda rest: any(s not in function_stems for s in rest))
 
 
 @functools.cache

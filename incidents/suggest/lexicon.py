@@ -193,7 +193,7 @@ class Lexicon:
                 forms = [(f, False) for f in spelling.spelling_forms(base, kind)]
                 if not is_ambiguous and spelling.PARAPHRASES:
                     # A name or alias paraphrased ("flaky GPU" for "faulty GPU") is a phrase.
-                    forms += [((p, p), True) for f, _k in forms for p in spelling.paraphrased(f)]
+                    forms += [(p, True) for f, _k in forms for p in spelling.paraphrased(f)]
                 if not is_ambiguous and spelling.INVERSIONS:
                     forms += [(f, True) for f in spelling.inverted(base)]
                 for (term_stems, keys), paraphrase in forms:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from incidents.suggest.words import stems
+from incidents.suggest.words import stems, tokens
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     # became unavailable
@@ -99,10 +99,18 @@ ONE_WAY = frozenset({"flaky"})
 # must not read "gpu failed".
 
 
+Spelt = tuple[tuple[str, ...], tuple[str, ...]]  # (stems, spelling keys) of some words
+
+
 @functools.cache
-def groups_by_stems() -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """The groups as stem sequences."""
-    return tuple(tuple(tuple(stems(member)) for member in group) for group in GROUPS)
+def groups_by_stems() -> tuple[tuple[Spelt, ...], ...]:
+    """The groups' members as (stems, spelling keys)."""
+    return tuple(tuple(_spelt(member) for member in group) for group in GROUPS)
+
+
+def _spelt(text: str) -> Spelt:
+    words = tokens(text)
+    return tuple(w.stem for w in words), tuple(w.key for w in words)
 
 
 @functools.cache
@@ -110,25 +118,31 @@ def _one_way() -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(stems(member)) for member in ONE_WAY)
 
 
-def paraphrases(
-    term_stems: tuple[str, ...], others: Callable[[tuple[str, ...]], bool]
-) -> list[tuple[str, ...]]:
-    """The stem sequences a phrase is also read as: one member of a group it holds replaced
+def paraphrases(term: Spelt, others: Callable[[tuple[str, ...]], bool]) -> list[Spelt]:
+    """The (stems, keys) a phrase is also read as: one member of a group it holds replaced
     by each other member (the first member found, so that variants stay few), when what is
     left of the phrase (`others`) still says what it happened to ("api server" in "api server
-    went down"; "running slow" alone is a predicate, and its variants would be any slowness)."""
-    found: list[tuple[str, ...]] = []
+    went down"; "running slow" alone is a predicate, and its variants would be any slowness).
+    The keys are the words as the members spell them ("no longer", not the stem "no long")."""
+    term_stems, keys = term
+    found: list[Spelt] = []
     present = set(term_stems)
     for group in groups_by_stems():
-        for member in group:
+        for member, _member_keys in group:
             at = _find(term_stems, member) if member[0] in present else None
             if at is None or not others(term_stems[:at] + term_stems[at + len(member) :]):
                 continue
             if member in _one_way():
                 break
-            for other in group:
+            end = at + len(member)
+            for other, other_keys in group:
                 if other != member:
-                    found.append(term_stems[:at] + other + term_stems[at + len(member) :])
+                    found.append(
+                        (
+                            term_stems[:at] + other + term_stems[end:],
+                            keys[:at] + other_keys + keys[end:],
+                        )
+                    )
             break
     return found
 
