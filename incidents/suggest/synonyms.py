@@ -83,8 +83,6 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("gpu", "card", "accelerator"),
     # the machines of a cluster
     ("nodes", "workers", "instances", "vms"),
-    # the work that failed: a job, a run
-    ("training run", "training job", "job", "run", "workload"),
     # it did not happen
     ("never", "did not", "didn't", "nothing", "nor", "not once"),
     # a mistake
