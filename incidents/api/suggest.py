@@ -10,18 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    extend_schema,
-    inline_serializer,
-)
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import FILTER_PARAMETERS, read_responses
+from incidents.api.views import FILTER_PARAMETERS, object_read_responses
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.parameters import FILTER_PARAMS
@@ -74,16 +70,10 @@ class SuggestView(LibraryRead):
             ),
             *(p for p in FILTER_PARAMETERS if p.name != "q"),
         ],
-        responses=read_responses(
-            {
-                200: inline_serializer(
-                    "Suggestions",
-                    fields={
-                        "q": serializers.CharField(),
-                        "suggestions": SuggestionSerializer(many=True),
-                    },
-                ),
-            }
+        responses=object_read_responses(
+            "Suggestions",
+            q=serializers.CharField(),
+            suggestions=SuggestionSerializer(many=True),
         ),
     )
     def get(self, request: Request) -> Response:

@@ -63,6 +63,12 @@ def read_responses(own: dict[Any, Any]) -> dict[Any, Any]:
     return {**own, 304: NOT_MODIFIED, 400: BAD_PARAMETERS}
 
 
+def object_read_responses(name: str, **fields: serializers.Field) -> dict[Any, Any]:
+    """The responses of a read whose 200 is one JSON object of these fields (`name` in the
+    schema), with what every read may answer (`read_responses`)."""
+    return read_responses({200: inline_serializer(name, fields=fields)})
+
+
 YEAR = {"type": "integer", "minimum": YEARS[0], "maximum": YEARS[1]}
 FILTER_PARAMETERS = [
     OpenApiParameter(
@@ -174,16 +180,10 @@ class FacetCountsView(LibraryRead, APIView):
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,
-        responses=read_responses(
-            {
-                200: inline_serializer(
-                    "FacetCounts",
-                    fields={
-                        "count": serializers.IntegerField(),
-                        "facets": FacetGroupSerializer(many=True),
-                    },
-                ),
-            }
+        responses=object_read_responses(
+            "FacetCounts",
+            count=serializers.IntegerField(),
+            facets=FacetGroupSerializer(many=True),
         ),
     )
     def get(self, request: Request) -> Response:

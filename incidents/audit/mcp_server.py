@@ -25,10 +25,11 @@ import httpx
 from mcp.server import MCPServer
 
 from .cases import CASES, case_url, cited_cases
-from .checks import ALL_CHECKS, REGISTRY, select
+from .checks import ALL_CHECKS, REGISTRY
 from .errors import KubegapError
 from .model import SEVERITY_RANK
 from .report import check_to_dict, summary
+from .runner import AuditOptions, audit_once, collector_paused
 
 MAX_TOP = 100
 ALLOWED_KUBECONFIGS_ENV = "KUBEGAP_MCP_KUBECONFIGS"
@@ -73,13 +74,8 @@ def kubeconfig_refusal(kubeconfig: str | None, allowed: set[Path]) -> str | None
 
 def audit_summary(
     library_url: str | None,
+    options: AuditOptions,
     *,
-    snapshot: str | None = None,
-    context: str | None = None,
-    kubeconfig: str | None = None,
-    namespace: str | None = None,
-    checks: str | None = None,
-    config: str | None = None,
     fail_on: str = "high",
     top: int = 20,
     allowed: set[Path] | None = None,
@@ -88,24 +84,15 @@ def audit_summary(
 
     ``allowed``: the kubeconfig files that may be read (default :func:`allowed_kubeconfigs`).
     """
-    from .runner import AuditOptions, audit_once, collector_paused
-
     if fail_on not in SEVERITY_RANK:
         return {"error": f"fail_on must be one of {', '.join(SEVERITY_RANK)}"}
-    refusal = kubeconfig_refusal(kubeconfig, allowed_kubeconfigs() if allowed is None else allowed)
+    allowed = allowed_kubeconfigs() if allowed is None else allowed
+    refusal = kubeconfig_refusal(options.kubeconfig, allowed)
     if refusal:
         return {"error": refusal}
-    options = AuditOptions(
-        snapshot=snapshot,
-        kubeconfig=kubeconfig,
-        context=context,
-        namespace=namespace,
-        config=config,
-    )
     try:
-        selected = select(checks)
         with _AUDITS, collector_paused():
-            result = audit_once(options, selected)
+            result = audit_once(options)
     except KubegapError as exc:
         return {"error": str(exc)}
     fails = sorted(
@@ -226,17 +213,16 @@ def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ())
         coverage gaps and the top failing findings (at most ``top``, max 100). ``config``: a
         kubegap.yaml with checks on/off, thresholds and exemptions. ``kubeconfig``: only the
         user's default kubeconfig files or those the server was started to allow."""
-        return audit_summary(
-            library_url,
+        options = AuditOptions(
             snapshot=snapshot,
-            context=context,
             kubeconfig=kubeconfig,
+            context=context,
             namespace=namespace,
             checks=checks,
             config=config,
-            fail_on=fail_on,
-            top=top,
-            allowed=allowed_kubeconfigs(extra),
+        )
+        return audit_summary(
+            library_url, options, fail_on=fail_on, top=top, allowed=allowed_kubeconfigs(extra)
         )
 
     @server.tool()

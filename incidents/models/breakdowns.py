@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.db import models
 
 from incidents.models.costs import Bound, Confirmation
-from incidents.models.library import Case, FacetValue
+from incidents.models.library import Case, CasePart, FacetValue
 
 
 class CountUnit(models.TextChoices):
@@ -67,11 +67,10 @@ ROW_FIGURE_FIELDS: tuple[str, ...] = (
 ROW_FIELDS: tuple[str, ...] = (*ROW_LABEL_FIELDS, *ROW_FIGURE_FIELDS)
 
 
-class Breakdown(models.Model):
+class Breakdown(CasePart):
     """One table of a source: failure categories with their counts and costs."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="breakdowns")
-    position = models.PositiveSmallIntegerField(default=0)
     slug = models.SlugField(max_length=100, help_text="Names the table within its case.")
     title = models.CharField(max_length=250)
     counted = models.CharField(
@@ -95,8 +94,7 @@ class Breakdown(models.Model):
     method = models.TextField(blank=True, help_text="How the derived numbers were computed.")
     notes = models.TextField(blank=True)
 
-    class Meta:
-        ordering = ["case", "position"]
+    class Meta(CasePart.Meta):
         constraints = [
             models.UniqueConstraint(fields=["case", "slug"], name="breakdown_unique_slug"),
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from incidents.models.library import Case
+from incidents.models.library import Case, CasePart
 
 
 class CostKind(models.TextChoices):
@@ -66,11 +66,10 @@ class Confirmation(models.TextChoices):
     SECONDARY = "secondary", "Secondary transcription only"
 
 
-class CostFigure(models.Model):
+class CostFigure(CasePart):
     """One cost a source gives for a case, with its kind, bound, scope and derivation."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="costs")
-    position = models.PositiveSmallIntegerField(default=0)
     kind = models.CharField(max_length=32, choices=CostKind.choices)
     value = models.FloatField()
     bound = models.CharField(max_length=16, choices=Bound.choices, blank=True)
@@ -89,9 +88,6 @@ class CostFigure(models.Model):
     status = models.CharField(
         max_length=16, choices=Confirmation.choices, default=Confirmation.CONFIRMED
     )
-
-    class Meta:
-        ordering = ["case", "position"]
 
     def __str__(self) -> str:
         bound = f"{self.get_bound_display()} " if self.bound else ""

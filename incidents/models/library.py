@@ -167,23 +167,33 @@ class CaseFacetLink(models.Model):
         return f"{self.case.slug} → {self.value}"
 
 
+class CasePart(models.Model):
+    """Base of what a case holds in the order its file lists it: sources, key figures, costs,
+    breakdowns and links to shared items. Each names its own `case` relation."""
+
+    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["case", "position"]
+
+
 class SourceKind(models.TextChoices):
     PRIMARY = "primary", "Primary"
     SECONDARY = "secondary", "Secondary"
 
 
-class Source(models.Model):
+class Source(CasePart):
     """A public document the case's facts come from."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="sources")
-    position = models.PositiveSmallIntegerField(default=0)
     url = models.URLField(max_length=500)
     kind = models.CharField(max_length=16, choices=SourceKind.choices, default=SourceKind.PRIMARY)
     title = models.CharField(max_length=300, blank=True)
     archived_url = models.URLField(max_length=600, blank=True)
 
-    class Meta:
-        ordering = ["case", "position"]
+    class Meta(CasePart.Meta):
         constraints = [
             models.UniqueConstraint(fields=["case", "url"], name="source_unique_url_per_case"),
         ]
@@ -192,18 +202,14 @@ class Source(models.Model):
         return self.title or self.url
 
 
-class KeyFigure(models.Model):
+class KeyFigure(CasePart):
     """A number the sources give: value, unit, what it measures, where it comes from."""
 
     case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="key_figures")
-    position = models.PositiveSmallIntegerField(default=0)
     value = models.FloatField()
     unit = models.CharField(max_length=40, blank=True)
     measures = models.CharField(max_length=300)
     source_url = models.URLField(max_length=500)
-
-    class Meta:
-        ordering = ["case", "position"]
 
     def __str__(self) -> str:
         return f"{self.display_value} {self.unit} {self.measures}".strip()
@@ -240,16 +246,13 @@ class Lesson(SharedItem):
     """What a failure teaches; one lesson can come from many cases."""
 
 
-class CaseItemLink(models.Model):
+class CaseItemLink(CasePart):
     """Base of the ordered links from a case to a shared item, with the case's own wording."""
 
-    case = models.ForeignKey(Case, on_delete=models.CASCADE, related_name="+")
-    position = models.PositiveSmallIntegerField(default=0)
     wording = models.TextField(blank=True, help_text="The case's own wording, if it differs.")
 
-    class Meta:
+    class Meta(CasePart.Meta):
         abstract = True
-        ordering = ["case", "position"]
         # A case links to an item once; "%(class)s" names it per model ("caselesson_unique").
         constraints = [
             models.UniqueConstraint(fields=["case", "item"], name="%(class)s_unique"),

@@ -40,14 +40,12 @@ RANK_TIERS = 3
 # and a word usually occurs in more than one column; the scale is calibrated so that both
 # databases give about the same scores on the seeded library (a title word about 4 idf).
 _TS_SCALE = COLUMN_WEIGHTS[0] * 1.6449 / 2
-# FTS5's bm25 constant k1: a term adds at most idf * (k1 + 1) to a case's bm25.
-BM25_K1 = 1.2
 # ts_rank's divisor (pi^2/6): a word's rank in a case is at most 1, since the index writes the
 # heaviest column first (title, summary, facets, the rest); a tag's is exactly its weight over it.
 _PI2_6 = 1.64493406685
 _TAG_RANK = COLUMN_WEIGHTS[2] / COLUMN_WEIGHTS[0] / _PI2_6
-# Bounds are raised a little: SQLite's counts may lag ours, PostgreSQL's ranks are 4-byte floats.
-_BOUND_MARGIN = {"sqlite": 1.1, "postgresql": 1.001}
+# Bounds are raised a little: PostgreSQL's ranks are 4-byte floats.
+_BOUND_MARGIN = 1.001
 
 
 def is_postgres() -> bool:
@@ -120,17 +118,15 @@ def _parts(
 def term_bounds(weighted_terms: Sequence[tuple[Term, float]]) -> list[tuple[Term, float]]:
     """For each term, the most a case holding it can get from it in `text_rank` (a case's rank
     is at most the sum over the terms it holds): what lets a search rank only the cases that can
-    reach its first page (incidents.search.candidates)."""
-    if not is_postgres():
-        margin = _BOUND_MARGIN["sqlite"]
-        return [(t, w * (BM25_K1 + 1) * margin) for t, w in weighted_terms]
+    reach its first page (incidents.search.candidates). PostgreSQL's `text_rank` only: a SQLite
+    match is ranked whole, FTS5 reading every match whatever the rowids asked for."""
     bounds = []
     for group, factor in _parts(weighted_terms):
         # ts_rank of an `or` is the mean of its distinct terms' ranks, each at most 1 (a tag's
         # exactly _TAG_RANK); a phrase's rank is at most 1.
         top = _TAG_RANK if is_tag(group[0][0]) else 1.0
         distinct = len({t.stems for t, _w in group})
-        per_term = factor * _TS_SCALE * top / distinct * _BOUND_MARGIN["postgresql"]
+        per_term = factor * _TS_SCALE * top / distinct * _BOUND_MARGIN
         bounds += [(t, per_term) for t, _w in group]
     return bounds
 

@@ -15,7 +15,7 @@ from pyroaring import BitMap
 
 from incidents.models import Case
 from incidents.search import backend
-from incidents.search.bounds import BoundSums, bm25_idf
+from incidents.search.bounds import BoundSums
 from incidents.search.matches import MAX_RANKED_IDS
 from incidents.search.query import Term
 
@@ -78,20 +78,15 @@ def rank(search: TextSearch, case_ids: BitMap | None, k: int) -> list[Case]:
 
 def weighted_sets(search: TextSearch, terms: Sequence[Term]) -> list[tuple[float, BitMap]]:
     """Sets of cases and weights such that a case's rank is at most the sum of the weights
-    of the sets holding it (backend.term_bounds; on PostgreSQL a word weighs a quarter of its
-    bound in a case holding it only in the rest of the text, half in the summary or facets,
-    all in the title: the first column holding a word bounds its rank)."""
-    weighted = []
-    for term in terms:
-        weight = search.idf(term)
-        if term.is_phrase and not backend.is_postgres():
-            weight = bm25_idf(search.documents, 0)  # FTS5 counts a phrase's own cases
-        weighted.append((term, weight))
+    of the sets holding it (backend.term_bounds; a word weighs a quarter of its bound in a case
+    holding it only in the rest of the text, half in the summary or facets, all in the title:
+    the first column holding a word bounds its rank). PostgreSQL only: `top` ranks a SQLite
+    match whole."""
     sets = search.case_sets
     found: list[tuple[float, BitMap]] = []
-    for term, bound in backend.term_bounds(weighted):
+    for term, bound in backend.term_bounds([(term, search.idf(term)) for term in terms]):
         cases = sets.ranked(term)
-        if not backend.is_postgres() or backend.is_tag(term):
+        if backend.is_tag(term):
             found.append((bound, cases))
         elif not term.is_phrase:
             title, summary = sets.title(term), sets.summary(term)

@@ -19,8 +19,7 @@ workers or replicas each process holds its own index and each notices a write on
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.postgres.aggregates import ArrayAgg
@@ -165,19 +164,6 @@ _indexes: dict[str, FacetIndex] = {}
 # The last index built inside a transaction, per database: found again only by the FilterSet
 # holding its very vocabulary (the request that built it), never shared with another request.
 _unshared: dict[str, FacetIndex] = {}
-_kept_in_transaction: set[str] = set()
-
-
-@contextmanager
-def kept_in_transaction(using: str = "default") -> Iterator[None]:
-    """Within the block, keep an index built inside a transaction for the next requests (a
-    benchmark timing requests on writes it rolls back); it is forgotten when the block ends."""
-    _kept_in_transaction.add(using)
-    try:
-        yield
-    finally:
-        _kept_in_transaction.discard(using)
-        forget(using)
 
 
 def current_index(using: str = "default", version: LibraryVersion | None = None) -> FacetIndex:
@@ -193,7 +179,7 @@ def current_index(using: str = "default", version: LibraryVersion | None = None)
             index = load_index(using, version)
             # Inside a transaction the rows may be this connection's own uncommitted writes:
             # use them for this request, but keep nothing another request could reuse.
-            if not connections[using].in_atomic_block or using in _kept_in_transaction:
+            if not connections[using].in_atomic_block:
                 _indexes[using] = index
             else:
                 _unshared[using] = index

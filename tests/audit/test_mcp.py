@@ -65,6 +65,15 @@ def test_audit_of_a_snapshot_is_bounded() -> None:
     assert "cannot read snapshot" in err["error"]
 
 
+def test_audit_runs_only_the_checks_named() -> None:
+    path = str(FIXTURES / "GPU-003/fail-fewer-than-pool-peers.yaml")
+    doc = _call("audit", {"snapshot": path, "checks": "GPU-003", "top": 100})
+    assert {f["check_id"] for f in doc["top_findings"]} == {"GPU-003"}
+    assert doc["not_evaluated"] == []
+    err = _call("audit", {"snapshot": path, "checks": "GPU-003,NOPE-999"})
+    assert "NOPE-999" in err["error"]
+
+
 @pytest.mark.parametrize(
     "query,slug",
     [
