@@ -130,3 +130,23 @@ def test_a_logged_in_reader_gets_their_own_page_and_token(
         assert "ETag" not in response
     # ... and what they were shown is not served to anyone else.
     assert "Log out" not in anonymous.get(path).content.decode()
+
+
+def test_pages_cached_by_other_code_are_not_served(
+    client: Client, committed_library: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a deploy (another build digest) neither the cache nor a browser's ETag gives the
+    page the previous code rendered."""
+    from incidents.views import whole_pages
+
+    first = client.get("/")
+    with assert_max_queries(1):  # the version: the page from the cache
+        client.get("/")
+    monkeypatch.setattr(whole_pages, "build_digest", lambda: "another-release")
+    with assert_max_queries(3) as captured:
+        again = client.get("/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert again["ETag"] != first["ETag"]
+    # rendered again (the version, the page's cases; SQLite reads their values apart), not
+    # served from the cache
+    assert len(captured.captured_queries) > 1

@@ -10,6 +10,11 @@ from the database, so none serves a page older than a committed write. The same 
 page's ETag: a matching If-None-Match (or, without one, an If-Modified-Since not older than the
 library's last change) is a 304 with no body, as the API answers (incidents.api.reads).
 
+Key and ETag also hold a digest of the code that renders the pages (the package's Python
+files, the templates, the static files' manifest; read once per process): after a deploy no
+page cached by the previous code is served from a shared cache (Redis, memcached), and a
+browser's copy is not confirmed with a 304.
+
 The query is normalised as the page reads it (percent-encoding and `+` decoded), not sorted:
 a page's links keep its filters in the order given, so `?a&b` and `?b&a` are two pages.
 
@@ -21,8 +26,10 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
@@ -42,13 +49,33 @@ RENDER_HEADERS = (
 View = Callable[..., HttpResponseBase]
 
 
+@functools.cache
+def build_digest() -> str:
+    """A digest of what renders the pages: every Python file of the package, every template
+    and the static files' manifest (hashed names), by content (the same on every replica of a
+    release). Read once per process (a few milliseconds)."""
+    package = Path(__file__).resolve().parent.parent
+    engines: list[dict[str, Any]] = settings.TEMPLATES
+    roots = [package, *(Path(d) for engine in engines for d in engine.get("DIRS", []))]
+    files = sorted(
+        {f for root in roots for f in root.rglob("*") if f.suffix in (".py", ".html")}
+        | {f for f in [Path(settings.STATIC_ROOT) / "staticfiles.json"] if f.is_file()}
+    )
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(str(f.relative_to(f.anchor)).encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def page_digest(request: HttpRequest) -> str:
-    """A digest of what shapes an anonymous page besides the library: the path, the query's
-    parameters (decoded, in order), the htmx headers, the host and the scheme."""
+    """A digest of what shapes an anonymous page besides the library: the code (build_digest),
+    the path, the query's parameters (decoded, in order), the htmx headers, the host and the
+    scheme."""
     meta = request.META
     query = [(k, v) for k, values in request.GET.lists() for v in values]
     shape = repr(
         (
+            build_digest(),
             request.path,
             query,
             [meta.get(name) for name in RENDER_HEADERS],
