@@ -1,10 +1,17 @@
-"""Middleware of the site: a database that cannot be reached answers 503, not 500."""
+"""Middleware of the site: a database that cannot be reached answers 503, not 500; the Content
+Security Policy header built once per process, not on every response."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CheckableLazyObject
+from csp.middleware import CSPMiddleware as DjangoCSPMiddleware
+from csp.utils import build_policy
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from incidents.selectors.health import is_database_unavailable
 from incidents.views.errors import unavailable
@@ -26,3 +33,54 @@ class DatabaseUnavailableMiddleware:
         if is_database_unavailable(exception):
             return unavailable(request)
         return None
+
+
+# What gives a response or a request a policy of its own (django-csp's decorators and nonce).
+_OWN_POLICY = tuple(
+    f"_csp_{part}{suffix}"
+    for part in ("config", "update", "replace", "exempt")
+    for suffix in ("", "_ro")
+)
+# (the settings' policies) -> [(header, policy, excluded path prefixes)]
+_site_policies: dict[tuple[int, int], list[tuple[str, str, tuple[str, ...]]]] = {}
+
+
+def _policies() -> list[tuple[str, str, tuple[str, ...]]]:
+    enforced = getattr(settings, "CONTENT_SECURITY_POLICY", None)
+    reported = getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
+    key = (id(enforced), id(reported))
+    known = _site_policies.get(key)
+    if known is None:
+        known = []
+        for header, config, report_only in (
+            (HEADER, enforced, False),
+            (HEADER_REPORT_ONLY, reported, True),
+        ):
+            policy = build_policy(report_only=report_only)
+            if policy:
+                prefixes = tuple((config or {}).get("EXCLUDE_URL_PREFIXES") or ())
+                known.append((header, policy, prefixes))
+        _site_policies.clear()  # settings changed (a test's override): forget the old ones
+        _site_policies[key] = known
+    return known
+
+
+class CSPMiddleware(DjangoCSPMiddleware):
+    """django-csp's middleware, the site's policy built once: django-csp builds the same header
+    from the settings on every response (a tenth of a cached page's time). A response with a
+    policy of its own (csp_update and the like), a request that used its nonce, and DEBUG (whose
+    error pages django-csp exempts) go through django-csp's own `process_response`."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> Any:
+        if (
+            settings.DEBUG
+            or getattr(request, "_csp_nonce", None) is not None
+            or any(hasattr(response, name) for name in _OWN_POLICY)
+        ):
+            return super().process_response(request, response)
+        for header, policy, prefixes in _policies():
+            if header not in response and not request.path_info.startswith(prefixes):
+                response[header] = policy
+        # As django-csp does: the nonce cannot be asked for once the header is written.
+        request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)  # type: ignore[attr-defined]
+        return response

@@ -67,22 +67,30 @@ def _rows(html: str) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_cached_case_row_changes_with_its_case(client: Client) -> None:
+def test_cached_case_rows_change_with_their_case(client: Client) -> None:
     load_library([SMALL_LIBRARY])  # committed, as a server's writes are
     try:
         first = client.get("/").content.decode()
         assert "Leaky loader, renamed" not in first
-        case = Case.objects.get(slug="leaky-loader")
+        slugs = re.findall(r'<h3><a href="/cases/([^/]+)/"', _rows(first))
+        ids = dict(Case.objects.filter(slug__in=slugs).values_list("slug", "id"))
         version = current()
         key = make_template_fragment_key(
-            "case-row", [case.id, f"{version.number}.{version.changed_at.timestamp()}", ""]
+            "case-rows",
+            [
+                f"{version.number}.{version.changed_at.timestamp()}",
+                # each case and which search words it holds (none: no search)
+                ",".join(f"{ids[slug]}:" for slug in slugs),
+            ],
         )
-        # the row was cached under the version (and no "matches 2 of 3 words": no search)
-        assert case.title in cache.get(key)
-        assert _rows(client.get("/").content.decode()) == _rows(first)
+        # the page's rows were cached under the version and their cases ...
+        assert "leaky-loader" in slugs and cache.get(key).strip() in _rows(first)
+        # ... and serve another address showing the same cases
+        assert _rows(client.get("/?page=1").content.decode()) == _rows(first)
+        case = Case.objects.get(slug="leaky-loader")
         case.title = "Leaky loader, renamed"
         case.save()  # commits and bumps the library version
-        assert "Leaky loader, renamed" in client.get("/").content.decode()
+        assert "Leaky loader, renamed" in client.get("/?page=1").content.decode()
     finally:
         facet_index.forget()
 

@@ -1,7 +1,7 @@
 """How the suggestion engine reads a text: weak evidence that needs a second piece (everyday
 one-word phrases, counted components, organisations as vendors, bare numbers), and the forms a
 phrase may take (function words left out, a verb and particle joined or apart, synonyms of its
-predicate, "bad"/"faulty"/"flaky")."""
+predicate, "bad"/"faulty"/"flaky", short forms, a preposition's phrase the other way round)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,11 @@ def test_a_counted_component_is_the_scale_not_the_part_that_failed(seeded_librar
     assert "component:gpu" in _found("the GPU in slot 3 keeps overheating")
 
 
+def test_a_component_before_a_noun_of_measure_is_the_amount(seeded_library: None) -> None:
+    assert "component:gpu" not in _found("retrying them only burns GPU hours")
+    assert "component:gpu" in _found("one GPU kept throwing errors")
+
+
 def test_an_organisation_before_a_component_is_its_vendor(seeded_library: None) -> None:
     assert "organisation:nvidia" not in _found("the cluster has NVIDIA A100 GPUs")
     assert "organisation:nvidia" in _found("NVIDIA published the study of its clusters")
@@ -92,3 +97,70 @@ def test_faulty_flaky_and_bad_are_read_alike(small_library: None) -> None:
     value = _value(slug="bad-cable")
     value.aliases.create(text="faulty cable")
     assert "symptom:bad-cable" in _found("one flaky cable among thousands")
+
+
+def test_a_flaky_thing_is_faulty_but_a_faulty_thing_is_not_flaky(small_library: None) -> None:
+    """ "flaky node" (a node that keeps failing) is not read as any "faulty node"."""
+    _value(slug="lemon", phrases=["flaky node"])
+    assert "symptom:lemon" in _found("that flaky node again")
+    assert "symptom:lemon" not in _found("the logs led us to the faulty node")
+
+
+def test_a_short_form_is_read_as_its_word(small_library: None) -> None:
+    _value(slug="slow-save", phrases=["checkpoint saves are slow"])
+    assert "symptom:slow-save" in _found("ckpt saves are slow again")
+    _value(slug="prod-only", phrases=["only in production"])
+    assert "symptom:prod-only" in _found("it only happens in prod")
+
+
+def test_a_phrase_with_a_preposition_reads_the_other_way_round(small_library: None) -> None:
+    _value(slug="hbm", phrases=["memory errors on the gpu"])
+    assert "symptom:hbm" in _found("gpu memory errors keep climbing")
+    # Negated or quantified phrases keep their order: "testing never reproduced" is not one.
+    _value(slug="unrepro", phrases=["never reproduced in testing"])
+    assert "symptom:unrepro" not in _found("testing never reproduced anything")
+
+
+def test_a_negated_phrase_holds_the_other_negations(small_library: None) -> None:
+    _value(slug="no-fail-fast", phrases=["collective never timed out"])
+    assert "symptom:no-fail-fast" in _found("the collective didn't time out for hours")
+    assert "symptom:no-fail-fast" not in _found("the collective timed out after ten minutes")
+
+
+def test_a_denied_term_names_nothing(small_library: None) -> None:
+    _value(slug="restarts", phrases=["job restarts"])
+    assert "symptom:restarts" in _found("the job restarts every night")
+    assert "symptom:restarts" not in _found("throughput fell mid-job with no restart")
+    # A term that holds the negation itself still counts.
+    _value(slug="no-timeout", phrases=["no timeout fired"])
+    assert "symptom:no-timeout" in _found("it hung and no timeout fired")
+
+
+def test_numbers_inside_a_phrase_do_not_widen_its_gap(small_library: None) -> None:
+    _value(slug="small-tests", phrases=["never seen in tests"])
+    assert "symptom:small-tests" in _found("never seen in our 2-4 node tests")
+    assert "symptom:small-tests" not in _found("never seen in our small staging cluster tests")
+
+
+def test_an_agent_noun_and_its_verb_are_both_spellings_of_a_value(small_library: None) -> None:
+    """ "load balancer" (alias) and "load balancing" (phrase) share stems, not words."""
+    value = _value(slug="lb", phrases=["load balancing"])
+    value.aliases.create(text="load balancer")
+    assert "symptom:lb" in _found("a routine load-balancing change")
+    assert "symptom:lb" in _found("the load balancer dropped traffic")
+
+
+def test_an_ambiguous_word_counts_where_its_family_is_named(seeded_library: None) -> None:
+    """ "control plane" alone is any system's; with Kubernetes or etcd named it is Kubernetes's."""
+    assert "component:kubernetes-control-plane" not in _found(
+        "the networking control plane had a regression"
+    )
+    assert "component:kubernetes-control-plane" in _found(
+        "etcd was slow and the control plane fell behind"
+    )
+
+
+def test_a_synonym_is_matched_as_its_own_words(small_library: None) -> None:
+    """ "no longer responding" for "stopped responding": "longer" is a word, not an agent noun."""
+    _value(slug="api-dead", phrases=["api server stopped responding"])
+    assert "symptom:api-dead" in _found("the api server was no longer responding")

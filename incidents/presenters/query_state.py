@@ -125,8 +125,12 @@ class QueryState:
 
     def _href_adding(self, name: str, slug: str) -> str:
         head, tail = self._encoded_around_selection
-        encoded = "&".join(part for part in (head, _encoded_pair(name, slug), tail) if part)
-        return f"{self.path}?{encoded}"
+        pair = _encoded_pair(name, slug)
+        if head:
+            pair = f"{head}&{pair}"
+        if tail:
+            pair = f"{pair}&{tail}"
+        return f"{self.path}?{pair}"
 
     def filter_inputs(self) -> list[tuple[str, str]]:
         """Hidden form inputs that carry the filters (text and facets) with a form's own fields."""

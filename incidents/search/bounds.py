@@ -1,6 +1,6 @@
 """Upper bounds on a case's rank, for ranking only the cases that can reach the first page.
 
-`bm25_idf` is the weight of a word (FTS5's idf, the one `backend.text_rank` ranks with);
+`bm25_idf` (incidents.bm25) is the weight of a word (FTS5's idf, the one `backend.text_rank` ranks with);
 `BoundSums` adds up, per case, the bounds of the words it holds, as bit slices of roaring bitmaps,
 so that "the cases whose bound reaches the k-th score found so far" (MaxScore, in
 `incidents.search.candidates`) is a few bitmap operations.
@@ -15,12 +15,6 @@ from pyroaring import BitMap
 
 # BoundSums rounds bounds up to this fraction of their total.
 BOUND_STEPS = 4096
-
-
-def bm25_idf(documents: int, holding: int) -> float:
-    """FTS5's idf: log((N - n + 0.5) / (n + 0.5)), and a tiny positive value when not above 0."""
-    idf = math.log((documents - holding + 0.5) / (holding + 0.5)) if documents else 0.0
-    return idf if idf > 0 else 1e-6
 
 
 class BoundSums:

@@ -29,10 +29,10 @@ from typing import Any
 from django.db.models import F, QuerySet, Value
 from pyroaring import BitMap
 
+from incidents.bm25 import bm25_idf
 from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
 from incidents.search import backend, candidates
-from incidents.search.bounds import bm25_idf
 from incidents.search.correct import Correction, correct
 from incidents.search.matches import CaseSets
 from incidents.search.query import Clause, ParsedQuery, Term, parse_query

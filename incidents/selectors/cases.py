@@ -187,13 +187,20 @@ def with_facet_values(cases: QuerySet[Case]) -> QuerySet[Case]:
     return cases.prefetch_related(direct_links_prefetch())
 
 
-def case_list(*, params: Params, page: int | str = 1, per_page: int = 20) -> CaseListResult:
+def case_list(
+    *,
+    params: Params,
+    page: int | str = 1,
+    per_page: int = 20,
+    version: LibraryVersion | None = None,
+) -> CaseListResult:
     """Filtered cases, paginated, with "what if" counts for every facet value.
 
     Each facet is counted on the cases filtered by all the other facets (and by its own
     exclusions), so a count says how many cases one more click on that value would keep.
+    `version`: the library version the request already read, if any (not read again).
     """
-    query = case_queryset(params=params)
+    query = case_queryset(params=params, version=version)
     page_obj = read_page(paginator(query.filterset, per_page), page)
     attach_direct_values(page_obj.object_list, query.vocabulary)  # type: ignore[arg-type]
     return CaseListResult(query, page_obj, search_summary(query, page_obj))

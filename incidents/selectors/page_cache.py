@@ -23,6 +23,13 @@ def key_of(version: LibraryVersion) -> str:
 
 def version_key(using: str = "default") -> str:
     """The committed library version as a cache key (one query), or "" inside a transaction."""
+    version = committed_version(using)
+    return key_of(version) if version is not None else ""
+
+
+def committed_version(using: str = "default") -> LibraryVersion | None:
+    """The committed library version (one query), or None inside a transaction, where the
+    version read may be one the transaction itself is writing: nothing may be cached then."""
     if connections[using].in_atomic_block:
-        return ""
-    return key_of(library_version.current(using))
+        return None
+    return library_version.current(using)

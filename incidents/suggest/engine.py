@@ -1,23 +1,29 @@
 """The suggestion engine: which facet values a text names, with the words and a score for each.
 
 Evidence for a value, strongest first (each weight is in incidents.suggest.weights):
-- its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"), written
-  together or apart ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
+- its name or an alias, as stems ("timeouts" for "timeout", "leaking" for "leak"; a short form
+  as its word, "ckpt" for "checkpoint", incidents.suggest.words), written together or apart
+  ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
 - one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
-  words between them, its function words optional, a verb and particle apart or together
-  ("timed out", "timeout") (`PHRASE_WEIGHT`);
+  words between them (numbers do not count), its function words optional, a verb and particle
+  apart or together ("timed out", "timeout"), a preposition's phrase the other way round
+  ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
+  subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
 - the like-cases prior: its share of the tags of the library's cases most like the text
   (incidents.suggest.like), counted only when the text also holds a rare word of the value's
   own wording; the suggestion then names those cases (`like`);
 - weak evidence, which alone stays below the threshold and needs a second piece: a one-word phrase
   that is an everyday English word ("stalled", `EVERYDAY_PHRASE_WEIGHT`); a component right
-  after a number ("512 GPUs", `COUNTED_WEIGHT`); an organisation right before a component, as
-  its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word flagged `ambiguous` in the vocabulary
-  ("node", `AMBIGUOUS_WEIGHT`).
+  after a number or before a noun of measure ("512 GPUs", "GPU hours", `COUNTED_WEIGHT`); an
+  organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
+  flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
+  broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
+A term the text denies ("with no restart") is no evidence (incidents.suggest.selection).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
-(1 - product of misses); a parent also collects its children's, so that when no specific value is
-certain enough the broader one may be. A value is suggested when its score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
+(`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that
+when no specific value is certain enough the broader one may be. A value is suggested when its
+score reaches `THRESHOLD`, the one threshold, tuned on the tune half of
 tests/data/retrieval_eval.yaml (`manage.py eval_suggestions`).
 
 The steps, one module each: incidents.suggest.matching finds where the text spells each term;
@@ -36,7 +42,7 @@ from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
 from incidents.suggest.matching import Hit, find_hits
-from incidents.suggest.scoring import explicit_score, learned_evidence, with_children
+from incidents.suggest.scoring import explicit_score, learned_evidence, noisy_or, with_children
 from incidents.suggest.selection import select_hits
 from incidents.suggest.weights import THRESHOLD
 from incidents.suggest.words import Token, tokens
@@ -66,7 +72,7 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = select_hits(lexicon, words, find_hits(lexicon, words))
+    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -75,8 +81,7 @@ def suggest(
 
     explicit = {v: explicit_score(found) for v, found in by_value.items()}
     own = {
-        v: 1 - (1 - explicit.get(v, 0.0)) * (1 - learned.get(v, 0.0))
-        for v in set(by_value) | set(learned)
+        v: noisy_or(explicit.get(v, 0.0), learned.get(v, 0.0)) for v in set(by_value) | set(learned)
     }
     named = {
         i: hit.term.value_id
@@ -87,7 +92,7 @@ def suggest(
     like, support_words = like_cases(lexicon, words, named)
     before = with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
-        own[v] = 1 - (1 - own.get(v, 0.0)) * (1 - boost[0])
+        own[v] = noisy_or(own.get(v, 0.0), boost[0])
     total = with_children(lexicon, own, explicit)
 
     chosen = {v for v, s in total.items() if s >= threshold}
@@ -125,6 +130,23 @@ def suggest(
             replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
         )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
+
+
+def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
+    """An everyday word flagged ambiguous ("control plane", "node") counts fully where the text
+    also names, outright, a broader or narrower value of the same family ("the Kubernetes control
+    plane", "the etcd behind the control plane")."""
+    named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
+    if not named:
+        return hits
+    return [
+        replace(hit, score=weights.CONFIRMED_WEIGHT)
+        if hit.term.ambiguous
+        and hit.score <= weights.AMBIGUOUS_WEIGHT
+        and named & lexicon.family(hit.term.value_id)
+        else hit
+        for hit in hits
+    ]
 
 
 def _found(

@@ -1,7 +1,7 @@
 """What the engine knows, built once per library: every spelling of every value, and evidence.
 
 - Terms: each value's name and aliases (explicit names) and its curated `phrases` (how engineers
-  say it), as stem sequences. A name or alias listed in the value's `ambiguous` is an everyday
+  say it), as stem sequences, in every form incidents.suggest.forms gives. A name or alias listed in the value's `ambiguous` is an everyday
   word ("node", "fair"): it counts fully only when written with the vocabulary's capitals
   ("FAIR"), and otherwise only as weak evidence that something else must confirm.
 - Evidence: words distinctive of the cases tagged with a value (TF-IDF style: how many of the
@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from wordfreq import zipf_frequency
 
 from incidents.facets import ORGANISATION
+from incidents.suggest import forms as spelling
+from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.prior import CaseIndex
-from incidents.suggest.synonyms import paraphrases
-from incidents.suggest.words import Token, stem, stems, tokens
+from incidents.suggest.words import Token, agent_marks, stem, stems, tokens
 from incidents.text import spelling_key
 
 Stems = tuple[str, ...]
 
 _PARENTHESIS = re.compile(r"\s*\([^)]*\)")
-PARAPHRASES = 1
 # Learned evidence ignores words used by more than this share of the cases ("the", "job").
 COMMON_WORD_SHARE = 0.25
 # A word teaches a value something only if at least this many of the value's cases use it,
@@ -39,17 +39,6 @@ MIN_SHARED_CASES = 3
 MIN_PRECISION = 0.7
 # ... and the cases come from at least this many organisations.
 MIN_ORGANISATIONS = 2
-# Particles that make a verb's phrase ("timed out", "went down") and join into one word
-# ("timeout", "shutdown", "slowdown", "rollback", "failover", "startup").
-PARTICLES = ("out", "down", "up", "over", "off", "back")
-# Words a phrase may go without ("the", "was"): English function words, but not the negations
-# and particles that carry meaning ("no", "not", "off", "down").
-FUNCTION_WORDS = frozenset(
-    "a an the this that these those its it their our your his her my of to in on at for from "
-    "with by as into onto is was were are be been being am has have had do does did will would "
-    "can could should and or so then when while".split()
-)
-PARAPHRASES = 1
 # Learned evidence ignores words at least this common in English (see _rare).
 LEARNED_MAX_ZIPF = 4.0
 # A one-word phrase at least this common in English is an everyday word (see _everyday).
@@ -69,57 +58,6 @@ def _rare(word_stem: str) -> bool:
     """Whether a stem is rare enough in general English to teach a value something: in a
     library of a few dozen cases, "request" or "clients" looks distinctive by chance."""
     return bool(zipf_frequency(word_stem, "en") < LEARNED_MAX_ZIPF)
-
-
-def _paraphrases(form: tuple[Stems, Stems]) -> list[Stems]:
-    """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
-    something: some word other than the predicate and function words is left."""
-    function_stems = {stem(w) for w in FUNCTION_WORDS}
-    return paraphrases(form[0], lambda rest: any(s not in function_stems for s in rest))
-
-
-def _forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:
-    """The (stems, keys) a spelling may be written as: itself; a verb and its particle written
-    apart or together ("timed out" and "timeout", "shutdown" and "shut down"); and, for a
-    phrase, without its function words ("deleted the cluster": "deleted cluster", written
-    "deleted our whole cluster"). Two words in either order ("cluster deleted") added wrong
-    values on the tune half as fast as right ones."""
-    forms = [base]
-    for term_stems, keys in list(forms):
-        forms.extend(_compounds(term_stems, keys))
-    if kind == "phrase":
-        for term_stems, keys in list(forms):
-            content = [
-                (s, k) for s, k in zip(term_stems, keys, strict=True) if k not in FUNCTION_WORDS
-            ]
-            if len(content) >= 2 and len(content) < len(term_stems):
-                forms.append((tuple(s for s, _k in content), tuple(k for _s, k in content)))
-    return forms
-
-
-def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
-    """A verb and particle joined where written apart, and apart where written joined."""
-    found = []
-    for i in range(len(term_stems) - 1):
-        if keys[i + 1] in PARTICLES and len(term_stems[i]) >= 3:
-            joined = term_stems[i] + keys[i + 1]
-            found.append(
-                (
-                    term_stems[:i] + (joined,) + term_stems[i + 2 :],
-                    keys[:i] + (keys[i] + keys[i + 1],) + keys[i + 2 :],
-                )
-            )
-    for i, (s, k) in enumerate(zip(term_stems, keys, strict=True)):
-        for particle in PARTICLES:
-            if k.endswith(particle) and len(k) - len(particle) >= 3 and s == k:
-                head = stem(k[: -len(particle)])
-                found.append(
-                    (
-                        term_stems[:i] + (head, particle) + term_stems[i + 1 :],
-                        keys[:i] + (k[: -len(particle)], particle) + keys[i + 1 :],
-                    )
-                )
-    return found
 
 
 @dataclass(frozen=True)
@@ -240,7 +178,8 @@ class Lexicon:
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
-        seen: set[tuple[str, ...]] = set()
+        # A spelling already indexed: its stems, and which of its words are agent nouns.
+        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...]]] = set()
         spellings = [(value.name, "name"), *((a, "alias") for a in value.aliases)]
         spellings += [(p, "phrase") for p in value.phrases]
         for text, kind in spellings:
@@ -251,14 +190,17 @@ class Lexicon:
                 everyday = kind == "phrase" and len(words) == 1 and _everyday(words[0])
                 base = (tuple(t.stem for t in words), tuple(t.key for t in words))
                 is_ambiguous = spelling_key(text) in ambiguous
-                forms = [(f, False) for f in _forms(base, kind)]
-                if not is_ambiguous and PARAPHRASES:
+                forms = [(f, False) for f in spelling.spelling_forms(base, kind)]
+                if not is_ambiguous and spelling.PARAPHRASES:
                     # A name or alias paraphrased ("flaky GPU" for "faulty GPU") is a phrase.
-                    forms += [((p, p), True) for f, _k in forms for p in _paraphrases(f)]
+                    forms += [(p, True) for f, _k in forms for p in spelling.paraphrased(f)]
+                if not is_ambiguous and spelling.INVERSIONS:
+                    forms += [(f, True) for f in spelling.inverted(base)]
                 for (term_stems, keys), paraphrase in forms:
-                    if term_stems in seen:
+                    spelt = (term_stems, agent_marks(keys))
+                    if spelt in seen:
                         continue
-                    seen.add(term_stems)
+                    seen.add(spelt)
                     term = Term(
                         term_stems,
                         keys,
@@ -316,6 +258,17 @@ class Lexicon:
             ]
             if weights:
                 self.evidence[s] = weights
+
+    def family(self, value_id: int) -> set[int]:
+        """The value's ancestors and descendants (itself left out)."""
+        found = set(self.ancestors(value_id))
+        todo = list(self.children.get(value_id, []))
+        while todo and len(found) < 1_000:
+            child = todo.pop()
+            if child not in found:
+                found.add(child)
+                todo.extend(self.children.get(child, []))
+        return found
 
     def ancestors(self, value_id: int) -> list[int]:
         """The value's parent, grandparent, ... (nearest first)."""

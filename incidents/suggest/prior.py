@@ -3,8 +3,8 @@
 A sentence about a failure usually reads like the cases it resembles, and those cases are
 tagged: the values on the first cases a plain BM25 ranking over the library's tagged text gives
 (the lexicon's documents, in memory: no database query and no facet boost, so no cycle with the
-search, which itself asks the engine which values the text names) are what the text probably
-names (pseudo-relevance feedback, or kNN tagging). A prior alone names nothing: the engine
+search, which itself asks the engine which values the text names; the search's idf and
+constants, incidents.bm25, a word counting once per case) are what the text probably names (pseudo-relevance feedback, or kNN tagging). A prior alone names nothing: the engine
 raises a value by it only when the text also holds a word of the value's own wording (its name,
 aliases, phrases or description, as stems: `support`), or other evidence below the threshold.
 
@@ -15,10 +15,11 @@ gives each value's share of the weight of the first `PRIOR_CASES` cases tagged w
 from __future__ import annotations
 
 import heapq
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+
+from incidents.bm25 import BM25_B, BM25_K1, bm25_idf
 
 # The first cases of the ranking whose tags count, and the least share of the best case's
 # score a case needs to count at all (a case matching one common word is no neighbour).
@@ -30,9 +31,6 @@ MIN_SHARED_WORDS = 3
 # Words more than this share of the cases hold rank nothing (their idf is small) and would cost
 # a visit of most cases each.
 COMMON_SHARE = 0.25
-# BM25's constants (document length normalisation; a word counts once per case).
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
 @dataclass
@@ -57,10 +55,7 @@ class CaseIndex:
             index.tags.append(tags)
         total = len(documents)
         index.postings = dict(postings)
-        index.idf = {
-            s: math.log(1 + (total - len(cases) + 0.5) / (len(cases) + 0.5))
-            for s, cases in postings.items()
-        }
+        index.idf = {s: bm25_idf(total, len(cases)) for s, cases in postings.items()}
         index.average_length = (sum(index.lengths) / total) if total else 1.0
         return index
 

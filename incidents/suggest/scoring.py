@@ -1,6 +1,6 @@
 """How pieces of evidence add up to a value's score.
 
-They combine as independent chances (1 - the product of their misses): a value's distinct terms
+They combine as independent chances (`noisy_or`: 1 - the product of their misses): a value's distinct terms
 (`explicit_score`), the words distinctive of the cases tagged with it (`learned_evidence`, at
 most `weights.LEARNED_WEIGHT`), and for a parent the explicit evidence of its children
 (`with_children`), so that when no specific value is certain enough the broader one may be.
@@ -9,12 +9,22 @@ most `weights.LEARNED_WEIGHT`), and for a parent the explicit evidence of its ch
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.matching import Hit
 from incidents.suggest.words import Token
+
+
+def noisy_or(*chances: float | Iterable[float]) -> float:
+    """Independent chances combined: 1 - the product of their misses (noisy-or). Each argument
+    is a chance or an iterable of chances; none gives 0."""
+    miss = 1.0
+    for chance in chances:
+        for c in (chance,) if isinstance(chance, float | int) else chance:
+            miss *= 1 - c
+    return 1 - miss
 
 
 def explicit_score(hits: Sequence[Hit]) -> float:
@@ -25,10 +35,7 @@ def explicit_score(hits: Sequence[Hit]) -> float:
         best[hit.term] = max(best.get(hit.term, 0.0), hit.score)
     if all(term.ambiguous for term in best):
         return max(best.values())
-    miss = 1.0
-    for score in best.values():
-        miss *= 1 - score
-    return 1 - miss
+    return noisy_or(best.values())
 
 
 def learned_evidence(
@@ -68,10 +75,10 @@ def with_children(
 
     def subtree(value_id: int, depth: int = 0) -> float:
         if value_id not in lifted:
-            miss = 1 - explicit.get(value_id, 0.0)
-            for child in lexicon.children.get(value_id, []) if depth < 20 else []:
-                miss *= 1 - subtree(child, depth + 1)
-            lifted[value_id] = 1 - miss
+            children = lexicon.children.get(value_id, []) if depth < 20 else []
+            lifted[value_id] = noisy_or(
+                explicit.get(value_id, 0.0), (subtree(c, depth + 1) for c in children)
+            )
         return lifted[value_id]
 
     relevant = set(own)
@@ -79,9 +86,9 @@ def with_children(
         relevant.update(lexicon.ancestors(value_id))
     total = {}
     for value_id in relevant:
-        miss = 1 - own.get(value_id, 0.0)
-        for child in lexicon.children.get(value_id, []):
-            miss *= 1 - subtree(child)
-        if miss < 1:
-            total[value_id] = 1 - miss
+        score = noisy_or(
+            own.get(value_id, 0.0), (subtree(c) for c in lexicon.children.get(value_id, []))
+        )
+        if score > 0:
+            total[value_id] = score
     return total

@@ -3,8 +3,10 @@
 Within a facet the longest match wins ("NCCL timeout" over a bare "timeout"); across facets a
 component may sit inside another value's words ("NCCL" in "NCCL timeout", "GPU" in "GPU fell off
 the bus"), where it names where the thing happened, but nothing else may ("leak" in "data leak").
-A component right after a number is counted, not blamed (`weights.COUNTED_WEIGHT`), and an
-organisation right before a component is its vendor (`weights.VENDOR_WEIGHT`).
+A component right after a number or before a noun of measure is counted, not blamed
+(`weights.COUNTED_WEIGHT`), an organisation right before a component is its vendor
+(`weights.VENDOR_WEIGHT`), and a term right after a negation, or with one among the words it
+skips, is denied and names nothing.
 """
 
 from __future__ import annotations
@@ -23,10 +25,28 @@ CONTAINED_FACET = "component"
 CONTAINING_FACETS = frozenset({"symptom", "root_cause"})
 
 
+# Words that deny what follows them ("no restart", "not a bug", "without errors"); "didn't" is
+# read as "didn" and "t".
+NEGATIONS = frozenset(
+    "no not never without nor nothing didn don doesn wasn isn aren weren hasn haven".split()
+)
+
+
 def select_hits(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
-    """The hits that stand (the longest and strongest first), counted components and vendors
-    weighed down."""
-    return _vendors(lexicon, _counted(lexicon, words, _select(lexicon, hits)))
+    """The hits that stand (the longest and strongest first), denied ones left out, counted
+    components and vendors weighed down."""
+    kept = _select(lexicon, [h for h in hits if not _denied(words, h)])
+    return _vendors(lexicon, _measured(lexicon, words, _counted(lexicon, words, kept)))
+
+
+def _denied(words: Sequence[Token], hit: Hit) -> bool:
+    """Whether the text denies the term: a negation right before it or among the words skipped
+    inside it ("ran with no restart" is no "run restarts"), unless the term holds one itself
+    ("no timeout fired")."""
+    if any(key in NEGATIONS for key in hit.term.keys):
+        return False
+    before = {hit.start - 1} if hit.start > 0 else set()
+    return any(words[i].key in NEGATIONS for i in before | set(hit.skipped))
 
 
 def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
@@ -50,6 +70,22 @@ def _counted(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[
         if hit.start > 0
         and any(ch.isdigit() for ch in words[hit.start - 1].key)
         and hit.start - 1 not in taken
+        and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
+        else hit
+        for hit in hits
+    ]
+
+
+# Nouns of measure a component can qualify ("GPU hours", "node count"): the amount, not the part.
+MEASURES = frozenset("hour hours day days year years budget budgets cost costs count".split())
+
+
+def _measured(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """A component right before a noun of measure ("burns GPU hours") is counted, not blamed."""
+    return [
+        replace(hit, score=hit.score * weights.COUNTED_WEIGHT)
+        if hit.end < len(words)
+        and words[hit.end].key in MEASURES
         and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
         else hit
         for hit in hits

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from incidents.suggest.words import stems
+from incidents.suggest.words import stems, tokens
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     # became unavailable
@@ -32,11 +32,17 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "went dark",
         "was toast",
         "is toast",
+        "no longer responding",
+        "not responding",
+        "became unresponsive",
+        "was unresponsive",
     ),
+    # took more load than it could
+    ("overloaded", "overwhelmed", "swamped", "drowned", "buckled", "was hammered"),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
     # slow
-    ("slow", "slowly", "sluggish", "crawling", "crawl"),
+    ("slow", "slowly", "sluggish", "crawling", "crawl", "took forever", "took ages", "glacial"),
     # fell (a rate or a figure)
     (
         "dropped",
@@ -50,7 +56,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "slipped",
     ),
     # rose (a rate or a figure)
-    ("went up", "jumped", "spiked", "climbed", "shot up", "increased", "surged", "ballooned"),
+    (
+        "went up",
+        "jumped",
+        "spiked",
+        "climbed",
+        "shot up",
+        "increased",
+        "surged",
+        "ballooned",
+        "skyrocketed",
+        "went vertical",
+        "went through the roof",
+    ),
     # timed out
     ("timed out", "times out", "hit the timeout"),
     # stopped making progress
@@ -59,36 +77,70 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
     # a part that misbehaves
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
+    # stopped with an error
+    ("crashed", "died", "blew up", "fell over", "went belly up"),
+    # a graphics processor
+    ("gpu", "card", "accelerator"),
+    # the machines of a cluster
+    ("nodes", "workers", "instances", "vms"),
+    # it did not happen
+    ("never", "did not", "didn't", "nothing", "nor", "not once"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
+# Members that stand for the others of their group but say more: a text's "flaky cable" is a
+# faulty cable, but a phrase "flaky node" (a node that keeps failing) is not any bad node. A
+# phrase holding one gets no variants from that group.
+ONE_WAY = frozenset({"flaky"})
 # Words that are also nouns or adjectives of other meanings ("errored" stems to "error",
 # "lost" and "fell" are everywhere, "slowed" to "slow") are left out: a variant of "gpu errors"
 # must not read "gpu failed".
 
 
+Spelt = tuple[tuple[str, ...], tuple[str, ...]]  # (stems, spelling keys) of some words
+
+
 @functools.cache
-def groups_by_stems() -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """The groups as stem sequences."""
-    return tuple(tuple(tuple(stems(member)) for member in group) for group in GROUPS)
+def groups_by_stems() -> tuple[tuple[Spelt, ...], ...]:
+    """The groups' members as (stems, spelling keys)."""
+    return tuple(tuple(_spelt(member) for member in group) for group in GROUPS)
 
 
-def paraphrases(
-    term_stems: tuple[str, ...], others: Callable[[tuple[str, ...]], bool]
-) -> list[tuple[str, ...]]:
-    """The stem sequences a phrase is also read as: one member of a group it holds replaced
+def _spelt(text: str) -> Spelt:
+    words = tokens(text)
+    return tuple(w.stem for w in words), tuple(w.key for w in words)
+
+
+@functools.cache
+def _one_way() -> frozenset[tuple[str, ...]]:
+    return frozenset(tuple(stems(member)) for member in ONE_WAY)
+
+
+def paraphrases(term: Spelt, others: Callable[[tuple[str, ...]], bool]) -> list[Spelt]:
+    """The (stems, keys) a phrase is also read as: one member of a group it holds replaced
     by each other member (the first member found, so that variants stay few), when what is
     left of the phrase (`others`) still says what it happened to ("api server" in "api server
-    went down"; "running slow" alone is a predicate, and its variants would be any slowness)."""
-    found: list[tuple[str, ...]] = []
+    went down"; "running slow" alone is a predicate, and its variants would be any slowness).
+    The keys are the words as the members spell them ("no longer", not the stem "no long")."""
+    term_stems, keys = term
+    found: list[Spelt] = []
+    present = set(term_stems)
     for group in groups_by_stems():
-        for member in group:
-            at = _find(term_stems, member)
+        for member, _member_keys in group:
+            at = _find(term_stems, member) if member[0] in present else None
             if at is None or not others(term_stems[:at] + term_stems[at + len(member) :]):
                 continue
-            for other in group:
+            if member in _one_way():
+                break
+            end = at + len(member)
+            for other, other_keys in group:
                 if other != member:
-                    found.append(term_stems[:at] + other + term_stems[at + len(member) :])
+                    found.append(
+                        (
+                            term_stems[:at] + other + term_stems[end:],
+                            keys[:at] + other_keys + keys[end:],
+                        )
+                    )
             break
     return found
 

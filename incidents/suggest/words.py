@@ -1,7 +1,8 @@
 """Words as the suggestion engine compares them: a spelling key, then a Snowball stem.
 
 "GPUs" and "gpu", "timeouts" and "timeout", "leaking", "leaked" and "leak", "crashing" and
-"crash", "fell" and "falls" all come out the same. Each word is first lemmatised (simplemma's
+"crash", "fell" and "falls" all come out the same, and so do a short form and its word ("ckpt" and
+"checkpoint", `ABBREVIATIONS`). Each word is first lemmatised (simplemma's
 English dictionary: irregular forms such as "fell", "went", "blew"), then stemmed with
 PyStemmer's English (Porter 2) algorithm; the
 spelling key (incidents.text) first folds case, accents and plurals, so that acronyms with a
@@ -20,7 +21,46 @@ import Stemmer
 from incidents.text import spelling_key
 
 _TOKEN = re.compile(r"[^\W_]+")
+# Short forms engineers write for a word, read as the word ("ckpt" as "checkpoint", "k8s" as
+# "kubernetes"): ops shorthand of one word that means nothing else in incident text, as spelling
+# keys (plurals folded: "ckpts" is "ckpt"). A term's words go through the same table, so a
+# value's phrases and a text meet whichever form each uses.
+ABBREVIATIONS = {
+    "ckpt": "checkpoint",
+    "chkpt": "checkpoint",
+    "k8s": "kubernetes",
+    "ib": "infiniband",
+    "prod": "production",
+    "perf": "performance",
+    "config": "configuration",
+    "cfg": "configuration",
+    "mem": "memory",
+    "env": "environment",
+    "infra": "infrastructure",
+    "db": "database",
+    "repro": "reproduce",
+    "svc": "service",
+    "conn": "connection",
+    "tput": "throughput",
+    "util": "utilization",
+    "sched": "scheduler",
+    "hw": "hardware",
+    "sw": "software",
+    "misconfig": "misconfiguration",
+    "dbs": "database",
+}
 _STEMMER = Stemmer.Stemmer("english")
+
+
+# "scheduler", "generator": a word for the thing that acts, not a form of the verb (the stemmer
+# gives "scheduled" and "scheduler" one stem; incidents.suggest.matching tells them apart).
+AGENT_SUFFIXES = ("er", "or")
+
+
+def agent_marks(keys: tuple[str, ...]) -> tuple[tuple[bool, ...], ...]:
+    """Per word, which agent suffixes it ends with: "load balancer" and "load balancing" share
+    their stems but are spelt as different words."""
+    return tuple(tuple(k.endswith(suffix) for suffix in AGENT_SUFFIXES) for k in keys)
 
 
 @dataclass(frozen=True)
@@ -37,6 +77,7 @@ class Token:
 @functools.lru_cache(maxsize=65_536)
 def stem(key: str) -> str:
     """The Snowball stem of a spelling key ("leaking" -> "leak"); digits and codes stay whole."""
+    key = ABBREVIATIONS.get(key, key)
     if not key or any(ch.isdigit() for ch in key):
         return key
     # The lemma first, for irregular forms the stemmer leaves apart ("fell", "went", "blew").

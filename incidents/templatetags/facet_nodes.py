@@ -15,7 +15,7 @@ library's `html.escape`, as Django's own), every link made by the presenter (Que
 
 from __future__ import annotations
 
-from html import escape
+from html import escape as _escape
 
 from django import template
 from django.utils.safestring import SafeString, mark_safe
@@ -23,6 +23,21 @@ from django.utils.safestring import SafeString, mark_safe
 from incidents.presenters.library_page import FacetNode, FacetTree
 
 register = template.Library()
+
+# Escaped texts: the same few hundred names, slugs and links on every page of a version; at most
+# this many are kept, then forgotten at once (a link is client input: bounded).
+_ESCAPED_SIZE = 20_000
+_escaped: dict[str, str] = {}
+
+
+def escape(text: str) -> str:
+    """`html.escape(text)`, remembered."""
+    done = _escaped.get(text)
+    if done is None:
+        if len(_escaped) >= _ESCAPED_SIZE:
+            _escaped.clear()
+        done = _escaped[text] = _escape(text)
+    return done
 
 
 @register.simple_tag

@@ -1,7 +1,8 @@
 """The case page: the whole case card, similar cases, and the kubegap checks that cite it.
 
 The card depends only on the case and the library, so it is rendered once per library version
-and then served from the cache (one query for the version) until the next write.
+and then served from the cache (one query for the version) until the next write; an anonymous
+reader's whole page is cached the same way (views.whole_pages).
 """
 
 from __future__ import annotations
@@ -15,17 +16,23 @@ from incidents.models import Case
 from incidents.presenters import case_page
 from incidents.selectors.cases import case_detail as select_case
 from incidents.selectors.checks import checks_citing
-from incidents.selectors.page_cache import version_key
+from incidents.selectors.library_version import LibraryVersion
+from incidents.selectors.page_cache import committed_version, key_of
 from incidents.selectors.related import broad_areas, similar_cases
+from incidents.views.whole_pages import cached_for_anonymous
 
 # Cached cards outlive no write (the key holds the version); this only bounds idle ones.
 CARD_SECONDS = 24 * 3600
 
 
-def case_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """The case card: symptoms, causes, components, factors, detection, remedies, lessons, sources."""
-    version = version_key()
-    key = f"case-card:{version}:{slug}" if version else ""
+@cached_for_anonymous()
+def case_detail(
+    request: HttpRequest, slug: str, version: LibraryVersion | None = None
+) -> HttpResponse:
+    """The case card: symptoms, causes, components, factors, detection, remedies, lessons, sources;
+    an anonymous reader's page is cached whole (views.whole_pages), a logged-in reader's card."""
+    version = version or committed_version()
+    key = f"case-card:{key_of(version)}:{slug}" if version else ""
     card: tuple[str, str] | None = cache.get(key) if key else None
     if card is None:
         card = _render_card(request, slug)

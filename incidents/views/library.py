@@ -3,7 +3,8 @@
 One GET form drives it. Without JavaScript every control is a link or a submit button; with htmx
 the same URLs are fetched and only the results region is swapped (the URL is pushed, so Back and
 shared links work). The region partial is served only to htmx requests aimed at that region that
-are not history restores, and every response varies on HX-Request.
+are not history restores, and every response varies on HX-Request (and on Cookie: an anonymous
+reader's page is served from the cache, views.whole_pages).
 """
 
 from __future__ import annotations
@@ -18,15 +19,19 @@ from incidents.presenters import library_page
 from incidents.presenters.query_state import QueryState
 from incidents.selectors.cases import case_list as select_cases
 from incidents.selectors.facet_counts import suggestions_for
+from incidents.selectors.library_version import LibraryVersion
+from incidents.views.whole_pages import cached_for_anonymous
 
 REGION_ID = "library-region"
 SEARCH_INPUT_ID = "q"
 FORM_ID = "library-form"
 
 
-def case_list(request: HttpRequest) -> HttpResponse:
-    """The library: filtered cases, newest first (best match first with words), with live counts."""
-    result = select_cases(params=request.GET, page=request.GET.get("page", 1))
+@cached_for_anonymous(vary=("HX-Request",))
+def case_list(request: HttpRequest, version: LibraryVersion | None = None) -> HttpResponse:
+    """The library: filtered cases, newest first (best match first with words), with live counts;
+    an anonymous reader's page is cached whole (views.whole_pages)."""
+    result = select_cases(params=request.GET, page=request.GET.get("page", 1), version=version)
     filterset = result.query.filterset
     state = QueryState.of(filterset, request.GET, page=result.page.number)
     suggestions = suggestions_for(filterset, state.q or state.words)

@@ -1,0 +1,117 @@
+"""The forms a name, alias or phrase may be written in, besides itself.
+
+A verb and its particle apart or together ("timed out", "timeout"); a phrase without its function
+words ("deleted the cluster": "deleted cluster"); a preposition's phrase the other way round
+("memory errors on the GPU": "GPU memory errors"); and a phrase read with synonyms of its
+predicate or subject (incidents.suggest.synonyms). incidents.suggest.lexicon indexes every form.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from incidents.suggest.synonyms import paraphrases
+from incidents.suggest.words import stem
+
+Stems = tuple[str, ...]
+
+# Particles that make a verb's phrase ("timed out", "went down") and join into one word
+# ("timeout", "shutdown", "slowdown", "rollback", "failover", "startup").
+PARTICLES = ("out", "down", "up", "over", "off", "back")
+# Words a phrase may go without ("the", "was"): English function words, but not the negations
+# and particles that carry meaning ("no", "not", "off", "down").
+FUNCTION_WORDS = frozenset(
+    "a an the this that these those its it their our your his her my of to in on at for from "
+    "with by as into onto is was were are be been being am has have had do does did will would "
+    "can could should and or so then when while any some".split()
+)
+PARAPHRASES = 1
+# Phrases read the other way round too (see inverted); 0: off.
+INVERSIONS = 1
+
+
+def paraphrased(form: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
+    """A phrase's paraphrases (incidents.suggest.synonyms), when it says what happened to
+    something: some word other than the predicate and function words is left."""
+    function_stems = _function_stems()
+    return paraphrases(form, lambda rest: any(s not in function_stems for s in rest))
+
+
+@functools.cache
+def _function_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in FUNCTION_WORDS)
+
+
+def spelling_forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:
+    """The (stems, keys) a spelling may be written as: itself; a verb and its particle written
+    apart or together ("timed out" and "timeout", "shutdown" and "shut down"); and, for a
+    phrase, without its function words ("deleted the cluster": "deleted cluster", written
+    "deleted our whole cluster"). Two words in either order ("cluster deleted") added wrong
+    values on the tune half as fast as right ones."""
+    forms = [base]
+    for term_stems, keys in list(forms):
+        forms.extend(_compounds(term_stems, keys))
+    if kind == "phrase":
+        for term_stems, keys in list(forms):
+            content = [
+                (s, k) for s, k in zip(term_stems, keys, strict=True) if k not in FUNCTION_WORDS
+            ]
+            if len(content) >= 2 and len(content) < len(term_stems):
+                forms.append((tuple(s for s, _k in content), tuple(k for _s, k in content)))
+    return forms
+
+
+# Prepositions whose phrase reads as a compound the other way round ("memory errors on the GPU":
+# "GPU memory errors"; "loss of power": "power loss"), and the words skipped after them.
+INVERTIBLE = ("on", "of", "in")
+DETERMINERS = frozenset("a an the its their our his her my this that these those".split())
+# ... but not a phrase that is negated ("not reproduced in testing") or quantified ("on every
+# node", "on the same nodes"): their words say what they say only in their order.
+UNINVERTIBLE = frozenset("no not never nothing nobody every each all any same".split())
+
+
+def inverted(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
+    """A phrase "A on/of/in the B" also written "B A" (B one or two words, A up to three, each
+    with a word that is no function word)."""
+    term_stems, keys = base
+    for i, key in enumerate(keys):
+        if key not in INVERTIBLE or i == 0 or i > 3:
+            continue
+        j = i + 1
+        while j < len(keys) and keys[j] in DETERMINERS:
+            j += 1
+        head, tail = range(0, i), range(j, len(keys))
+        if not 1 <= len(tail) <= 2 or any(keys[k] in FUNCTION_WORDS for k in tail):
+            continue
+        if all(keys[k] in FUNCTION_WORDS or keys[k] in PARTICLES for k in head):
+            continue
+        if any(k in UNINVERTIBLE for k in keys):
+            return []
+        order = [*tail, *head]
+        return [(tuple(term_stems[k] for k in order), tuple(keys[k] for k in order))]
+    return []
+
+
+def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
+    """A verb and particle joined where written apart, and apart where written joined."""
+    found = []
+    for i in range(len(term_stems) - 1):
+        if keys[i + 1] in PARTICLES and len(term_stems[i]) >= 3:
+            joined = term_stems[i] + keys[i + 1]
+            found.append(
+                (
+                    term_stems[:i] + (joined,) + term_stems[i + 2 :],
+                    keys[:i] + (keys[i] + keys[i + 1],) + keys[i + 2 :],
+                )
+            )
+    for i, (s, k) in enumerate(zip(term_stems, keys, strict=True)):
+        for particle in PARTICLES:
+            if k.endswith(particle) and len(k) - len(particle) >= 3 and s == k:
+                head = stem(k[: -len(particle)])
+                found.append(
+                    (
+                        term_stems[:i] + (head, particle) + term_stems[i + 1 :],
+                        keys[:i] + (k[: -len(particle)], particle) + keys[i + 1 :],
+                    )
+                )
+    return found

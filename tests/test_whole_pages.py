@@ -1,0 +1,152 @@
+"""An anonymous reader's library and case pages are cached whole under the library version:
+served again with one query, revalidated with ETag/304, never after a write, and never to (or
+from) a logged-in reader, whose pages carry their CSRF token."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from incidents.models import Case
+from incidents.selectors import facet_index
+from incidents.services import load_library
+from incidents.services.library_version import bump
+from tests.bulk import add_cases
+from tests.conftest import SMALL_LIBRARY
+from tests.queries import assert_max_queries
+
+PAGES = ["/", "/?symptom=ecc-error", "/cases/leaky-loader/"]
+HTMX_REGION = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "library-region"}
+
+
+@pytest.fixture
+def committed_library(transactional_db: None) -> Iterator[None]:
+    """The small library, committed as a server's writes are (nothing is cached inside a
+    transaction, where the version read may be rolled back)."""
+    load_library([SMALL_LIBRARY])
+    try:
+        yield
+    finally:
+        facet_index.forget()
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_an_anonymous_page_is_served_again_for_one_query(
+    client: Client, committed_library: None, path: str
+) -> None:
+    first = client.get(path)
+    assert first.status_code == 200
+    # No token in the page, so no CSRF cookie: the page is the same for every anonymous reader.
+    assert "csrftoken" not in first.cookies
+    assert "X-CSRFToken" not in first.content.decode()
+    with assert_max_queries(1):  # the library's version, nothing else
+        again = client.get(path)
+    assert again.content == first.content
+    for response in (first, again):
+        assert response["Cache-Control"] == "public, no-cache"
+        assert response["ETag"] == first["ETag"]
+        assert "Cookie" in response["Vary"]
+    if path.startswith("/?") or path == "/":
+        assert again["Vary"] == first["Vary"] == "HX-Request, Cookie"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_page_the_reader_holds_is_a_304(
+    client: Client, committed_library: None, path: str
+) -> None:
+    etag = client.get(path)["ETag"]
+    response = client.get(path, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304
+    assert response.content == b""
+    assert response["ETag"] == etag
+    assert client.get(path, HTTP_IF_NONE_MATCH='"page-other"').status_code == 200
+    # Another address is another page (and another ETag).
+    assert client.get(path + ("&" if "?" in path else "?") + "page=1")["ETag"] != etag
+
+
+def test_a_new_case_is_on_the_next_page_served(client: Client, committed_library: None) -> None:
+    before = client.get("/")
+    etag = before["ETag"]
+    assert "Bulk case 0" not in before.content.decode()
+    add_cases(1)
+    bump()  # committed: the write a submission or the API makes
+    after = client.get("/", HTTP_IF_NONE_MATCH=etag)
+    assert after.status_code == 200
+    assert "Bulk case 0" in after.content.decode()
+    assert after["ETag"] != etag
+
+
+def test_an_edited_case_page_is_served_at_once(client: Client, committed_library: None) -> None:
+    client.get("/cases/leaky-loader/")
+    case = Case.objects.get(slug="leaky-loader")
+    case.summary = "A summary written after the page was cached."
+    case.save()  # commits and bumps the library version
+    assert case.summary in client.get("/cases/leaky-loader/").content.decode()
+
+
+def test_the_htmx_region_and_the_whole_page_are_cached_apart(
+    client: Client, committed_library: None
+) -> None:
+    whole = client.get("/?symptom=ecc-error").content.decode()
+    region = client.get("/?symptom=ecc-error", **HTMX_REGION).content.decode()  # type: ignore[arg-type]
+    assert "<html" in whole and "<html" not in region
+    assert 'id="library-region"' in region
+    # Typed in the search box: the box is not sent again.
+    typed = client.get(
+        "/?symptom=ecc-error",
+        **HTMX_REGION,  # type: ignore[arg-type]
+        HTTP_HX_TRIGGER="q",
+    ).content.decode()
+    assert 'hx-swap-oob="true"' in region and 'hx-swap-oob="true"' not in typed
+    assert "<html" in client.get("/?symptom=ecc-error").content.decode()
+
+
+def test_a_missing_case_is_not_cached(client: Client, committed_library: None) -> None:
+    assert client.get("/cases/no-such-case/").status_code == 404
+    assert client.get("/cases/no-such-case/").status_code == 404
+
+
+@pytest.fixture
+def logged_in(client: Client, django_user_model: Any) -> Client:
+    client.force_login(django_user_model.objects.create_user("reader", password="x"))
+    return client
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_logged_in_reader_gets_their_own_page_and_token(
+    logged_in: Client, committed_library: None, path: str
+) -> None:
+    anonymous = Client()
+    anonymous.get(path)  # cached for anonymous readers
+    for _ in range(2):
+        response = logged_in.get(path)
+        page = response.content.decode()
+        assert "Log out reader" in page
+        assert 'hx-headers=\'{"X-CSRFToken": "' in page
+        assert "private" in response["Cache-Control"]
+        assert "ETag" not in response
+    # ... and what they were shown is not served to anyone else.
+    assert "Log out" not in anonymous.get(path).content.decode()
+
+
+def test_pages_cached_by_other_code_are_not_served(
+    client: Client, committed_library: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a deploy (another build digest) neither the cache nor a browser's ETag gives the
+    page the previous code rendered."""
+    from incidents.views import whole_pages
+
+    first = client.get("/")
+    with assert_max_queries(1):  # the version: the page from the cache
+        client.get("/")
+    monkeypatch.setattr(whole_pages, "build_digest", lambda: "another-release")
+    with assert_max_queries(3) as captured:
+        again = client.get("/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200
+    assert again["ETag"] != first["ETag"]
+    # rendered again (the version, the page's cases; SQLite reads their values apart), not
+    # served from the cache
+    assert len(captured.captured_queries) > 1
