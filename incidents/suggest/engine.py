@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
+from incidents.suggest.loose import LooseIndex, loose_hits
 from incidents.suggest.matching import Hit, find_hits
 from incidents.suggest.scoring import explicit_score, learned_evidence, noisy_or, with_children
 from incidents.suggest.selection import select_hits
@@ -72,7 +73,8 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
+    found_hits = find_hits(lexicon, words) + loose_hits(lexicon, _loose(lexicon), words)
+    hits = _confirmed(lexicon, select_hits(lexicon, words, found_hits))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -130,6 +132,13 @@ def suggest(
             replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
         )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
+
+
+def _loose(lexicon: Lexicon) -> LooseIndex:
+    index = lexicon.derived.get("loose")
+    if not isinstance(index, LooseIndex):
+        index = lexicon.derived["loose"] = LooseIndex.build(lexicon)
+    return index
 
 
 def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:

@@ -32,6 +32,7 @@ class Hit:
     score: float
     # The tokens its words are, when other words sit between them ("etcd [slow] disk").
     skipped: frozenset[int] = frozenset()
+    loose: bool = False  # its words in another order or further apart (incidents.suggest.loose)
 
     def words_at(self) -> range | frozenset[int]:
         if not self.skipped:
@@ -139,7 +140,11 @@ def _spelt(
     for offset, wanted in enumerate(term.stems[1:], start=1):
         for step in (1, 2) if gaps == 0 else (1,):
             at = position + step
-            if at < len(words) and (edits := spellings[at].get(wanted)) is not None:
+            if at >= len(words) or (
+                weights.CLAUSE_BOUND and words[at].clause != words[position].clause
+            ):
+                return None
+            if (edits := spellings[at].get(wanted)) is not None:
                 if edits or _same_word(words[at], term.keys[offset]):
                     total, position, gaps = total + edits, at, gaps + step - 1
                     break
@@ -159,6 +164,8 @@ def _phrase_end(
     for offset, wanted in enumerate(term.stems[1:], start=1):
         gap, at = 0, position + 1
         while at < len(words) and gap <= weights.MAX_GAP:
+            if weights.CLAUSE_BOUND and words[at].clause != words[position].clause:
+                return None
             if words[at].stem == wanted and _same_word(words[at], term.keys[offset]):
                 skipped.update(range(position + 1, at))
                 position = at
