@@ -9,6 +9,8 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   apart or together ("timed out", "timeout"), a preposition's phrase the other way round
   ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
   subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);
+- a curated phrase's content words in another order or further apart, in one clause
+  (incidents.suggest.loose, `LOOSE_WEIGHT`, weak: it needs a second piece);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
 - the like-cases prior: its share of the tags of the library's cases most like the text
   (incidents.suggest.like), counted only when the text also holds a rare word of the value's
@@ -19,7 +21,9 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
   flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
   broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
-A term the text denies ("with no restart") is no evidence (incidents.suggest.selection).
+A term the text denies ("with no restart") is no evidence (incidents.suggest.selection); no
+term's words span the end of a clause (`CLAUSE_BOUND`); a component's one-word name written as
+a verb's past ("switched off") names no part (`PARTS_ARE_NOUNS`).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
 (`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that
 when no specific value is certain enough the broader one may be. A value is suggested when its

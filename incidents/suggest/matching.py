@@ -16,7 +16,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.forms import DETERMINERS, FUNCTION_WORDS
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
 
@@ -83,6 +83,8 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                     continue
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
+                if _verb_for_part(lexicon, term, words[start]):
+                    continue
                 if term.keys[0].isdigit() and not _written_as(words, start, term.text):
                     continue
                 if term.kind == "phrase":
@@ -114,6 +116,18 @@ def _same_word(token: Token, key: str) -> bool:
     "leak", but "scheduled" is no "scheduler" (the stemmer gives both "schedul")."""
     return token.key == key or all(
         token.key.endswith(suffix) == key.endswith(suffix) for suffix in AGENT_SUFFIXES
+    )
+
+
+def _verb_for_part(lexicon: Lexicon, term: Term, first: Token) -> bool:
+    """Whether a one-word name of a component is written as a past form of a verb: "switched
+    off" is no network switch, "cached" no cache (the stemmer gives them one stem)."""
+    return (
+        bool(weights.PARTS_ARE_NOUNS)
+        and len(term.keys) == 1
+        and first.key.endswith("ed")
+        and not term.keys[0].endswith("ed")
+        and lexicon.values[term.value_id].facet == "component"
     )
 
 
@@ -170,7 +184,9 @@ def _phrase_end(
                 skipped.update(range(position + 1, at))
                 position = at
                 break
-            if not words[at].key.isdigit():
+            if not words[at].key.isdigit() and not (
+                weights.FREE_FUNCTION_WORDS and words[at].key in DETERMINERS
+            ):
                 gap += 1
             at += 1
         else:
