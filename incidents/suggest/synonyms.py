@@ -85,6 +85,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("nodes", "workers", "instances", "vms"),
     # it did not happen
     ("never", "did not", "didn't", "nothing", "nor", "not once"),
+    # everybody affected
+    ("everyone", "everybody", "all users", "every user", "all customers"),
+    # a server that answers no health check
+    ("unhealthy", "unresponsive"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
