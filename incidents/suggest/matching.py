@@ -16,7 +16,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.forms import DETERMINERS, FUNCTION_WORDS
+from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
 
@@ -184,9 +184,7 @@ def _phrase_end(
                 skipped.update(range(position + 1, at))
                 position = at
                 break
-            if not words[at].key.isdigit() and not (
-                weights.FREE_FUNCTION_WORDS and words[at].key in DETERMINERS
-            ):
+            if not words[at].key.isdigit():
                 gap += 1
             at += 1
         else:

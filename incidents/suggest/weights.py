@@ -45,9 +45,6 @@ MAX_GAP = 2
 # A component's one-word name written as a past form of a verb ("switched off", "cached") names
 # no part; 0: off.
 PARTS_ARE_NOUNS = 1
-# Function words skipped inside a phrase do not widen its gap, as numbers do not ("deleted our
-# entire training cluster" holds "deleted the cluster"); 0: off.
-FREE_FUNCTION_WORDS = 1
 # A name's or phrase's words never span the end of a clause ("we deleted the logs. the cluster
 # ..." holds no "deleted the cluster"); 0: off.
 CLAUSE_BOUND = 1
