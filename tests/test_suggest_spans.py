@@ -80,3 +80,11 @@ def test_a_phrase_is_found_written_joined_or_apart(small_library: None) -> None:
     _value(phrases=["auto-update", "rack power"])
     assert "symptom:capacity-gone" in _found("the autoupdate restarted networking")
     assert "symptom:capacity-gone" in _found("the rackpower dropped")
+
+
+def test_a_two_word_phrase_is_found_only_with_its_words_together(small_library: None) -> None:
+    """ "step time" is not "a step at a time"; a longer phrase keeps its small gaps."""
+    _value(phrases=["step time", "deleted the cluster"])
+    assert "symptom:capacity-gone" in _found("the step time doubled")
+    assert "symptom:capacity-gone" not in _found("capacity came back a step at a time")
+    assert "symptom:capacity-gone" in _found("someone deleted our whole cluster")

@@ -177,7 +177,8 @@ def _phrase_end(
     skipped: set[int] = set()
     for offset, wanted in enumerate(term.stems[1:], start=1):
         gap, at = 0, position + 1
-        while at < len(words) and gap <= weights.MAX_GAP:
+        most = weights.MAX_GAP if len(term.text.split()) > 2 else weights.PAIR_GAP
+        while at < len(words) and gap <= most:
             if weights.CLAUSE_BOUND and words[at].clause != words[position].clause:
                 return None
             if words[at].stem == wanted and _same_word(words[at], term.keys[offset]):
