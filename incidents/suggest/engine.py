@@ -9,8 +9,6 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   apart or together ("timed out", "timeout"), a preposition's phrase the other way round
   ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
   subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);
-- a curated phrase's content words in another order or further apart, in one clause
-  (incidents.suggest.loose, `LOOSE_WEIGHT`, weak: it needs a second piece);
 - words distinctive of the cases tagged with it (`LEARNED_WEIGHT`, at most);
 - the like-cases prior: its share of the tags of the library's cases most like the text
   (incidents.suggest.like), counted only when the text also holds a rare word of the value's
@@ -45,7 +43,6 @@ from dataclasses import dataclass, replace
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
-from incidents.suggest.loose import LooseIndex, loose_hits
 from incidents.suggest.matching import Hit, find_hits
 from incidents.suggest.scoring import explicit_score, learned_evidence, noisy_or, with_children
 from incidents.suggest.selection import select_hits
@@ -77,8 +74,7 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    found_hits = find_hits(lexicon, words) + loose_hits(lexicon, _loose(lexicon), words)
-    hits = _confirmed(lexicon, select_hits(lexicon, words, found_hits))
+    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -136,13 +132,6 @@ def suggest(
             replace(_found(text, words, v, total[v], own_hits, own_words, via), like=liked)
         )
     return sorted(found, key=lambda f: (f.position, -f.length, -f.score, f.value_id))
-
-
-def _loose(lexicon: Lexicon) -> LooseIndex:
-    index = lexicon.derived.get("loose")
-    if not isinstance(index, LooseIndex):
-        index = lexicon.derived["loose"] = LooseIndex.build(lexicon)
-    return index
 
 
 def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:

@@ -136,8 +136,6 @@ class Lexicon:
     # ... and the values whose description uses it.
     described: dict[str, frozenset[int]] = field(default_factory=dict)
     _ancestors: dict[int, list[int]] = field(default_factory=dict)
-    # Indexes other modules derive from the lexicon once (incidents.suggest.loose), by name.
-    derived: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def build(cls, values: Iterable[ValueRecord], documents: Sequence[Document] = ()) -> Lexicon:

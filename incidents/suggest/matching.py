@@ -32,7 +32,6 @@ class Hit:
     score: float
     # The tokens its words are, when other words sit between them ("etcd [slow] disk").
     skipped: frozenset[int] = frozenset()
-    loose: bool = False  # its words in another order or further apart (incidents.suggest.loose)
 
     def words_at(self) -> range | frozenset[int]:
         if not self.skipped:

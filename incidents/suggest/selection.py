@@ -53,8 +53,7 @@ def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     """Matches of the most words, then the strongest, first; a match inside a longer one
     gives way (see the module's docstring)."""
     chosen: list[Hit] = []
-    # A loose match gives way to any match as written.
-    for hit in sorted(hits, key=lambda h: (h.loose, -len(h.words_at()), -h.score, h.start)):
+    for hit in sorted(hits, key=lambda h: (-len(h.words_at()), -h.score, h.start)):
         facet = lexicon.values[hit.term.value_id].facet
         if any(_blocks(lexicon, kept, hit, facet) for kept in chosen):
             continue

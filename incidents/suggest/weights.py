@@ -53,9 +53,6 @@ PARTS_ARE_NOUNS = 1
 # A name's or phrase's words never span the end of a clause ("we deleted the logs. the cluster
 # ..." holds no "deleted the cluster"); 0: off.
 CLAUSE_BOUND = 1
-# A phrase's content words in another order or further apart, in one clause
-# (incidents.suggest.loose); 0: off.
-LOOSE_WEIGHT = 0.45
 GAP_FACTOR = 0.9
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000
