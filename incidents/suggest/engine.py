@@ -5,7 +5,8 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   as its word, "ckpt" for "checkpoint", incidents.suggest.words), written together or apart
   ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
 - one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
-  words between them (numbers do not count), its function words optional, a verb and particle
+  words between them (numbers do not count; none in a phrase of two words, `PAIR_GAP`), its
+  function words optional, written joined or apart ("autoupdate"), a verb and particle
   apart or together ("timed out", "timeout"), a preposition's phrase the other way round
   ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
   subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);

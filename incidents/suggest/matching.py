@@ -3,7 +3,8 @@
 A name or an alias is matched as stems ("timeouts" for "timeout", "leaking" for "leak"), written
 together or apart ("dataloader"), one other word allowed between two of its words, a small typo
 forgiven in a long word; a curated phrase as its words in order with up to `weights.MAX_GAP`
-others between them. Each hit gets the weight of its kind of evidence (incidents.suggest.weights);
+others between them (`weights.PAIR_GAP` in a phrase of two words); no term across the end of a
+clause (`weights.CLAUSE_BOUND`). Each hit gets the weight of its kind of evidence (incidents.suggest.weights);
 which hits stand is decided by incidents.suggest.selection.
 """
 
