@@ -57,3 +57,11 @@ def test_a_two_word_phrase_is_found_only_with_its_words_together(small_library: 
     assert "symptom:capacity-gone" in _found("the step time doubled")
     assert "symptom:capacity-gone" not in _found("capacity came back a step at a time")
     assert "symptom:capacity-gone" in _found("someone deleted our whole cluster")
+
+
+def test_a_paraphrase_that_repeats_a_word_is_no_paraphrase(small_library: None) -> None:
+    """ "card" is a synonym of "gpu" (incidents.suggest.synonyms): "gpu card" read that way is
+    "card card", which a payment form may spell."""
+    _value(phrases=["gpu card"])
+    assert "symptom:capacity-gone" in _found("the gpu card overheated")
+    assert "symptom:capacity-gone" not in _found("type the card, card number and expiry date")
