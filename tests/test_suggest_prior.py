@@ -114,3 +114,19 @@ def test_a_word_naming_a_value_outright_supports_no_narrower_value_of_its_facet(
     found = {lexicon.values[f.value_id].slug for f in engine.suggest(lexicon, text)}
     # "timeout" names Timeout; the like case alone does not make it an NCCL timeout.
     assert found == {"timeout"}
+
+
+def test_a_commoner_word_of_the_value_s_wording_supports_it() -> None:
+    """ "quietly" (Zipf 4.15, below like.WORDING_MAX_ZIPF) is a word of the value's phrase: with
+    the like case tagged with it, it is enough; "going" (Zipf 5.9) is too common."""
+    quiet = ValueRecord(4, "symptom", "quiet-failure", "Quiet failure", phrases=("quietly",))
+    going = ValueRecord(5, "symptom", "going-failure", "Going failure", phrases=("going wrong",))
+    documents = [
+        Document(CASES[0].text, frozenset({4, 5}), "Marginal accelerator garbles gradients"),
+        CASES[1],
+    ]
+    lexicon = Lexicon.build([quiet, going], documents)
+    text = LIKE_TEXT + ", going on and on"
+    found = {lexicon.values[f.value_id].slug for f in engine.suggest(lexicon, text)}
+    assert "quiet-failure" in found
+    assert "going-failure" not in found

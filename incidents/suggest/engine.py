@@ -5,7 +5,8 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   as its word, "ckpt" for "checkpoint", incidents.suggest.words), written together or apart
   ("dataloader"), a small typo forgiven in a long word (`TYPO_FACTOR`);
 - one of its curated phrases ("fell off the bus"), whose words may have up to `MAX_GAP` other
-  words between them (numbers do not count), its function words optional, a verb and particle
+  words between them (numbers do not count; none in a phrase of two words, `PAIR_GAP`), its
+  function words optional, written joined or apart ("autoupdate"), a verb and particle
   apart or together ("timed out", "timeout"), a preposition's phrase the other way round
   ("memory errors on the GPU", "GPU memory errors"), and read with synonyms of its predicate or
   subject (incidents.suggest.synonyms) (`PHRASE_WEIGHT`);
@@ -19,7 +20,9 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
   flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
   broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
-A term the text denies ("with no restart") is no evidence (incidents.suggest.selection).
+A term the text denies ("with no restart") is no evidence (incidents.suggest.selection); no
+term's words span the end of a clause (`CLAUSE_BOUND`); a component's one-word name written as
+a verb's past ("switched off") names no part (`PARTS_ARE_NOUNS`).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
 (`scoring.noisy_or`: 1 - product of misses); a parent also collects its children's, so that
 when no specific value is certain enough the broader one may be. A value is suggested when its

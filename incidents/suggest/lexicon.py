@@ -43,6 +43,8 @@ MIN_ORGANISATIONS = 2
 LEARNED_MAX_ZIPF = 4.0
 # A one-word phrase at least this common in English is an everyday word (see _everyday).
 EVERYDAY_ZIPF = 3.0
+# Phrases too may be written joined or apart ("autoupdate" for "auto-update"); 0: off.
+JOINED_PHRASES = 1
 
 
 def _everyday(word: Token) -> bool:
@@ -212,7 +214,7 @@ class Lexicon:
                         paraphrase=paraphrase,
                     )
                     self.by_first[term_stems[0]].append(term)
-                    if kind != "phrase" and not paraphrase and keys == base[1]:
+                    if (kind != "phrase" or JOINED_PHRASES) and not paraphrase and keys == base[1]:
                         self.by_joined["".join(term.keys)].append(term)
 
     def _learn(self, documents: Sequence[Document]) -> None:

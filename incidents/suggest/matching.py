@@ -3,7 +3,8 @@
 A name or an alias is matched as stems ("timeouts" for "timeout", "leaking" for "leak"), written
 together or apart ("dataloader"), one other word allowed between two of its words, a small typo
 forgiven in a long word; a curated phrase as its words in order with up to `weights.MAX_GAP`
-others between them. Each hit gets the weight of its kind of evidence (incidents.suggest.weights);
+others between them (`weights.PAIR_GAP` in a phrase of two words); no term across the end of a
+clause (`weights.CLAUSE_BOUND`). Each hit gets the weight of its kind of evidence (incidents.suggest.weights);
 which hits stand is decided by incidents.suggest.selection.
 """
 
@@ -82,6 +83,8 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                     continue
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
+                if _verb_for_part(lexicon, term, words[start]):
+                    continue
                 if term.keys[0].isdigit() and not _written_as(words, start, term.text):
                     continue
                 if term.kind == "phrase":
@@ -116,6 +119,18 @@ def _same_word(token: Token, key: str) -> bool:
     )
 
 
+def _verb_for_part(lexicon: Lexicon, term: Term, first: Token) -> bool:
+    """Whether a one-word name of a component is written as a past form of a verb: "switched
+    off" is no network switch, "cached" no cache (the stemmer gives them one stem)."""
+    return (
+        bool(weights.PARTS_ARE_NOUNS)
+        and len(term.keys) == 1
+        and first.key.endswith("ed")
+        and not term.keys[0].endswith("ed")
+        and lexicon.values[term.value_id].facet == "component"
+    )
+
+
 def _written_as(words: Sequence[Token], start: int, text: str) -> bool:
     """A term that is a number once folded ("500s", "502s") names errors as written, or as a
     bare number that no other word follows ("failed with 500 and 502"): "500 batches" is a
@@ -139,7 +154,11 @@ def _spelt(
     for offset, wanted in enumerate(term.stems[1:], start=1):
         for step in (1, 2) if gaps == 0 else (1,):
             at = position + step
-            if at < len(words) and (edits := spellings[at].get(wanted)) is not None:
+            if at >= len(words) or (
+                weights.CLAUSE_BOUND and words[at].clause != words[position].clause
+            ):
+                return None
+            if (edits := spellings[at].get(wanted)) is not None:
                 if edits or _same_word(words[at], term.keys[offset]):
                     total, position, gaps = total + edits, at, gaps + step - 1
                     break
@@ -158,7 +177,10 @@ def _phrase_end(
     skipped: set[int] = set()
     for offset, wanted in enumerate(term.stems[1:], start=1):
         gap, at = 0, position + 1
-        while at < len(words) and gap <= weights.MAX_GAP:
+        most = weights.MAX_GAP if len(term.text.split()) > 2 else weights.PAIR_GAP
+        while at < len(words) and gap <= most:
+            if weights.CLAUSE_BOUND and words[at].clause != words[position].clause:
+                return None
             if words[at].stem == wanted and _same_word(words[at], term.keys[offset]):
                 skipped.update(range(position + 1, at))
                 position = at

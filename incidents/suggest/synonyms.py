@@ -85,6 +85,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("nodes", "workers", "instances", "vms"),
     # it did not happen
     ("never", "did not", "didn't", "nothing", "nor", "not once"),
+    # everybody affected
+    ("everyone", "everybody", "all users", "every user", "all customers"),
+    # a server that answers no health check
+    ("unhealthy", "unresponsive"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )
@@ -134,15 +138,16 @@ def paraphrases(term: Spelt, others: Callable[[tuple[str, ...]], bool]) -> list[
                 break
             end = at + len(member)
             for other, other_keys in group:
-                if other != member:
-                    found.append(
-                        (
-                            term_stems[:at] + other + term_stems[end:],
-                            keys[:at] + other_keys + keys[end:],
-                        )
-                    )
+                spelt = term_stems[:at] + other + term_stems[end:]
+                # "gpu card" read with "card" for "gpu" is no paraphrase ("card card").
+                if other != member and not _repeats(spelt):
+                    found.append((spelt, keys[:at] + other_keys + keys[end:]))
             break
     return found
+
+
+def _repeats(spelt: tuple[str, ...]) -> bool:
+    return any(a == b for a, b in zip(spelt, spelt[1:], strict=False))
 
 
 def _find(haystack: tuple[str, ...], needle: tuple[str, ...]) -> int | None:

@@ -21,6 +21,9 @@ import Stemmer
 from incidents.text import spelling_key
 
 _TOKEN = re.compile(r"[^\W_]+")
+# What ends a clause between two words: a sentence's or a clause's punctuation followed by a space
+# ("logs. the", not "1.5"), a line break or a dash between spaces.
+_CLAUSE_END = re.compile(r"[.;:!?]\s|\n|\s[-\u2013\u2014]+\s|\u2014")
 # Short forms engineers write for a word, read as the word ("ckpt" as "checkpoint", "k8s" as
 # "kubernetes"): ops shorthand of one word that means nothing else in incident text, as spelling
 # keys (plurals folded: "ckpts" is "ckpt"). A term's words go through the same table, so a
@@ -72,6 +75,7 @@ class Token:
     start: int
     end: int
     written: str
+    clause: int = 0  # which clause of the text it is in (numbered from 0, in order)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -93,12 +97,15 @@ def _forms(word: str) -> tuple[str, str]:
 
 def tokens(text: str) -> list[Token]:
     """Every word of the text, in order."""
-    found = []
+    found: list[Token] = []
+    clause = 0
     for match in _TOKEN.finditer(text):
         word = match.group()
         word_stem_, key = _forms(word)
         if key:
-            found.append(Token(word_stem_, key, match.start(), match.end(), word))
+            if found and _CLAUSE_END.search(text[found[-1].end : match.start()]):
+                clause += 1
+            found.append(Token(word_stem_, key, match.start(), match.end(), word, clause))
     return found
 
 
