@@ -19,6 +19,8 @@ import fcntl
 import os
 import pickle
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -242,6 +244,32 @@ def small_library(db: None, library_rows: Callable[[Path], None]) -> None:
 def seeded_library(db: None, library_rows: Callable[[Path], None]) -> None:
     """The seeded library of fixtures/ (the real cases), as `load_library` writes it."""
     library_rows(FIXTURES)
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An empty SQLite database file migrated by `manage.py migrate` in its own process, for
+    tests that run a command on a fresh database: made once per run (the processes of
+    pytest-xdist share it, as they share the library snapshots). Copy it before writing to it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    folder = tmp_path_factory.getbasetemp()
+    folder = folder.parent if worker else folder
+    migrated = folder / "migrated.sqlite3"
+    with open(folder / "migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not migrated.exists():
+            making = folder / "migrating.sqlite3"
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+            env |= {"DEBUG": "1", "SECRET_KEY": "test-only", "DATABASE_URL": f"sqlite:///{making}"}
+            subprocess.run(
+                [sys.executable, str(REPO_ROOT / "manage.py"), "migrate", "--no-input", "-v0"],
+                cwd=REPO_ROOT,
+                env=env,
+                check=True,
+                timeout=120,
+            )
+            making.rename(migrated)
+    return migrated
 
 
 @pytest.fixture
