@@ -19,6 +19,7 @@ import fcntl
 import os
 import pickle
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -247,13 +248,25 @@ def seeded_library(db: None, library_rows: Callable[[Path], None]) -> None:
 
 
 @pytest.fixture(scope="session")
-def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An empty SQLite database file migrated by `manage.py migrate` in its own process, for
-    tests that run a command on a fresh database: made once per run (the processes of
-    pytest-xdist share it, as they share the library snapshots). Copy it before writing to it."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
+def migrated_sqlite(
+    django_db_setup: None, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """An empty, migrated SQLite database file, for tests that run a command on a fresh
+    database: on SQLite a copy of this process's test database (tests leave it as migrated: they
+    roll back, or flush and rewrite the migrations' rows), on PostgreSQL `manage.py migrate` once
+    per run (the processes of pytest-xdist share it, as they share the library snapshots).
+    Copy it before writing to it."""
     folder = tmp_path_factory.getbasetemp()
-    folder = folder.parent if worker else folder
+    name = connection.settings_dict["NAME"]
+    if connection.vendor == "sqlite" and connection.creation.is_in_memory_db(name):  # type: ignore[attr-defined]
+        # (Only set up when a selected test uses the database; else the subprocess below.)
+        migrated = folder / "migrated.sqlite3"
+        with django_db_blocker.unblock():
+            connection.ensure_connection()
+            with sqlite3.connect(migrated) as target:
+                connection.connection.backup(target)
+        return migrated
+    folder = folder.parent if os.environ.get("PYTEST_XDIST_WORKER") else folder
     migrated = folder / "migrated.sqlite3"
     with open(folder / "migrated.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
