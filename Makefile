@@ -7,9 +7,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database, live
 # server, browser and API servers; a test module stays on one process (its module fixtures are
-# made once). More processes than cores pays: the API-server and browser tests mostly wait.
-# TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these options.
-TEST_WORKERS ?= 4
+# made once). One process more than the two cores pays (the API-server and browser tests mostly
+# wait); a fourth cost about 10 s more CPU (its own start, collection and first loads) and was no
+# faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
+TEST_WORKERS ?= 3
 PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope
 
 .PHONY: run serve test install install-dev provision lint bench kubegap.pyz bench-kubegap bench-graph

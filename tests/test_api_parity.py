@@ -70,8 +70,11 @@ def test_the_api_lists_what_the_page_lists(client: Client, seeded_library: None)
         spanning += pages > 1
         for number in range(1, min(pages, 2) + 1):
             listed, total = _page_slugs(client, query, number)
-            rows = client.get(f"/api/cases/?{query}&page={number}").json()["results"]
-            assert [row["slug"] for row in rows] == listed, (query, number)
+            # The first page is the answer already read (no page number means page 1).
+            api_page = (
+                body if number == 1 else client.get(f"/api/cases/?{query}&page={number}").json()
+            )
+            assert [row["slug"] for row in api_page["results"]] == listed, (query, number)
             assert body["count"] == total, query
         checked += 1
     assert checked == COMBINATIONS

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import yaml
-from django.db import connection
 from django.test import Client
 
 from incidents.facets import FACETS
@@ -98,28 +97,18 @@ def test_fixture_files_are_named_by_slug_and_list_a_primary_or_secondary_source(
         assert all(s["url"].startswith(("http://", "https://")) for s in data["sources"]), path
 
 
-def _migrated_sqlite_file(path: Path, manage: list[str], env: dict[str, str]) -> None:
-    """An empty, migrated SQLite database for a subprocess: a copy of the test database's
-    schema when the tests run on SQLite, else a fresh `migrate`."""
-    if connection.vendor == "sqlite":
-        connection.ensure_connection()
-        with sqlite3.connect(path) as target:
-            connection.connection.backup(target)  # type: ignore[union-attr]
-    else:
-        subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=path.parent)
-
-
-def test_a_broken_fixture_fails_the_command_and_writes_nothing(tmp_path: Path, db: None) -> None:
+def test_a_broken_fixture_fails_the_command_and_writes_nothing(
+    tmp_path: Path, migrated_sqlite: Path
+) -> None:
     copy = tmp_path / "fixtures"
     shutil.copytree(FIXTURES, copy)
     seed = copy / "cases" / f"{SEED_CASE}.yaml"
     text = seed.read_text()
     assert "https://arxiv.org/abs/2403.07648" in text
     seed.write_text(text.replace("url: https://arxiv.org/abs/2403.07648", "url: not-a-url", 1))
-    database = tmp_path / "fresh.sqlite3"
+    database = shutil.copy(migrated_sqlite, tmp_path / "fresh.sqlite3")
     env = {**os.environ, "DEBUG": "1", "DATABASE_URL": f"sqlite:///{database}"}
     manage = [sys.executable, str(REPO_ROOT / "manage.py")]
-    _migrated_sqlite_file(database, manage, env)
 
     result = subprocess.run(
         [*manage, "load_cases", str(copy)], env=env, cwd=tmp_path, capture_output=True, text=True

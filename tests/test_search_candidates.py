@@ -4,6 +4,7 @@ it (MaxScore bounds), the postings kept in step by writes, the engine run once p
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -28,10 +29,12 @@ def _full(search: TextSearch, k: int) -> list[int]:
     return list(search.apply(Case.objects.all()).values_list("id", flat=True)[:k])
 
 
-def _texts() -> list[str]:
-    """Sentences of the evaluation set, queries of the syntax, and pasted paragraphs."""
+@functools.cache
+def _texts() -> tuple[str, ...]:
+    """Sentences of the evaluation set, queries of the syntax, and pasted paragraphs (read from
+    the evaluation file once per process, not twice per test)."""
     syntax = ['"data loader" nccl', "nccl -meta", "nccl or etcd timeout", 'gpu -"fell off"']
-    return [i.text for i in load_items()[::6]] + syntax + queries(6, 500)
+    return (*[i.text for i in load_items()[::6]], *syntax, *queries(6, 500))
 
 
 def test_the_matched_ids_are_the_cases_the_ranked_query_selects(seeded_library: None) -> None:
