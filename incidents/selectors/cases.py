@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 
 from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
@@ -23,10 +23,13 @@ from incidents.models import (
     CaseFacetLink,
     CostFigure,
     FacetValue,
+    KeyFigure,
+    Source,
     case_relation,
 )
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
+from incidents.selectors.direct_index import DirectIndex
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
 from incidents.selectors.facet_index import current_vocabulary, paginator, selection
 from incidents.selectors.library_version import LibraryVersion
@@ -234,12 +237,30 @@ def case_detail(*, slug: str) -> Case:
     return case_detail_queryset().get(slug=slug)
 
 
-def case_detail_queryset() -> QuerySet[Case]:
-    """Cases with everything a card shows prefetched."""
+def case_card(*, slug: str, direct: DirectIndex) -> Case:
+    """`case_detail` for the case page: the case's own facet values taken from the facet
+    index's direct links (no query, the vocabulary's values) instead of read and built again;
+    read from the database for a case the index does not hold (added since it was built).
+
+    Raises Case.DoesNotExist when there is no case with that slug.
+    """
+    case = case_detail_queryset(direct_links=False).using(direct.using).get(slug=slug)
+    values = direct.own_values(case.id)
+    if values is None:
+        prefetch_related_objects([case], direct_links_prefetch())
+    else:
+        case.__dict__["direct_links"] = [DirectLink(v) for v in values]
+    return case
+
+
+def case_detail_queryset(*, direct_links: bool = True) -> QuerySet[Case]:
+    """Cases with everything a card shows prefetched (their own facet values unless told not
+    to: `case_card` attaches them). Ordered by position alone: the models' own order starts
+    with the case's, which would join the cases to every query for nothing."""
     return Case.objects.prefetch_related(
-        direct_links_prefetch(),
-        "sources",
-        "key_figures",
+        *([direct_links_prefetch()] if direct_links else []),
+        Prefetch("sources", queryset=Source.objects.order_by("position")),
+        Prefetch("key_figures", queryset=KeyFigure.objects.order_by("position")),
         Prefetch("costs", queryset=CostFigure.objects.order_by("position")),
         breakdowns_prefetch(),
         *(
