@@ -163,9 +163,9 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
     # The first request of a process (inside a transaction every request is one): the version,
     # the facet index's build (vocabulary, the cases in order, each value's cases) and its
     # implied links; the case, its 6 prefetched relations with its breakdowns' rows and values,
-    # its 3 kinds of shared items; the similar cases shown. Its own values, the ranking of the
-    # similar cases and its broad areas come from the index.
-    with assert_max_queries(16):
+    # its shared items (3 kinds, one query); the similar cases shown. Its own values, the
+    # ranking of the similar cases and its broad areas come from the index.
+    with assert_max_queries(14):
         assert client.get(f"/cases/{slug}/").status_code == 200
 
 
@@ -187,9 +187,9 @@ def test_a_card_rendered_again_reads_the_case_and_the_similar_cases_only(
 ) -> None:
     assert client.get("/cases/leaky-loader/").status_code == 200  # builds the index
     cache.clear()  # as after a write elsewhere, or for a logged-in reader: the card rendered
-    # the version, the case and its 9 relations (breakdown rows and values included), and the
-    # similar cases shown: 12, whatever the number of cases
-    with assert_max_queries(12):
+    # the version, the case, its 6 relations (breakdown rows and values included), its shared
+    # items (one query) and the similar cases shown: 10, whatever the number of cases
+    with assert_max_queries(10):
         assert client.get("/cases/leaky-loader/").status_code == 200
 
 

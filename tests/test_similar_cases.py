@@ -6,7 +6,8 @@ id added last so that the order is total. It is compared with `similar_cases` fo
 the seeded library and of a synthetic library of many overlapping cases (cases tagged with a
 value and with its child too, same dates, no dates), on whichever database runs the tests
 (SQLite by default, PostgreSQL with DATABASE_URL). The case page's own values and broad areas,
-taken from the index too, are compared with the database's.
+taken from the index too, are compared with the database's, and its shared items, read in one
+query, with their prefetches.
 """
 
 from __future__ import annotations
@@ -15,14 +16,18 @@ import datetime as dt
 import random
 
 import pytest
+from django.db import connection
 from django.db.models import Count
 from django.db.models.functions import Coalesce
+from django.test.utils import CaptureQueriesContext
 
 from incidents.facets import COMPONENT, FAILURE_FACETS
-from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.models import CASE_ITEM_LINKS, Case, CaseFacetLink, FacetValue, case_relation
 from incidents.selectors import facet_index
+from incidents.selectors.card_items import attach_items
 from incidents.selectors.cases import case_card, case_detail_queryset, own_values
 from incidents.selectors.direct_index import DirectIndex, load_direct, top_shared
+from incidents.selectors.prefetch import MissingPrefetch, prefetched
 from incidents.selectors.related import broad_areas, similar_cases
 from incidents.services import refresh_implied_links
 
@@ -194,3 +199,29 @@ def test_top_shared_counts_each_rank_once_per_set(
 
     assert top_shared([BitMap(s) for s in sets], leave_out=leave_out, limit=10) == expected
     assert top_shared([BitMap(s) for s in sets], leave_out=leave_out, limit=2) == expected[:2]
+
+
+def _items(case: Case) -> dict[str, list[tuple[object, ...]]]:
+    return {
+        case_relation(link): [
+            (x.id, x.position, x.wording, x.item_id, x.item.slug, x.item.text, x.case_id)
+            for x in prefetched(case, case_relation(link))
+        ]
+        for link in CASE_ITEM_LINKS.values()
+    }
+
+
+def test_the_shared_items_read_in_one_query_are_the_prefetches(seeded_library: None) -> None:
+    compared = 0
+    for case in case_detail_queryset():
+        read = Case.objects.get(id=case.id)
+        with pytest.raises(MissingPrefetch):
+            prefetched(read, "lesson_links")
+        with CaptureQueriesContext(connection) as captured:
+            attach_items(read)
+            got = _items(read)  # the items and the cases too, from what was read
+            assert [x.id for x in read.lesson_links.all()] == [x[0] for x in got["lesson_links"]]
+        assert len(captured.captured_queries) == 1
+        assert got == _items(case), case.slug
+        compared += sum(map(bool, got.values()))
+    assert compared > 100  # most cases have remediations, action items and lessons
