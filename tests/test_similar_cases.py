@@ -173,8 +173,11 @@ def test_the_case_page_values_and_areas_from_the_index_are_the_databases(
 def test_a_case_added_since_the_index_was_built_reads_its_values_from_the_database(
     small_library: None,
 ) -> None:
-    direct = _direct()
+    index = facet_index.load_index()
     _add_overlapping_cases(3)
+    direct = load_direct(index)  # their implied links are read, and left out
+    assert direct.own_values(Case.objects.get(slug="overlap-0").id) is None
+    assert all(len(direct.cases_of(v)) <= len(index.cases) for v in index.by_value)
     card = case_card(slug="overlap-0", direct=direct)
     expected = CaseFacetLink.objects.filter(case=card, direct=True).values_list(
         "value_id", flat=True
