@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, prefetch_related_objects
 
 from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
@@ -23,10 +23,14 @@ from incidents.models import (
     CaseFacetLink,
     CostFigure,
     FacetValue,
+    KeyFigure,
+    Source,
     case_relation,
 )
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
+from incidents.selectors.card_items import attach_items
+from incidents.selectors.direct_index import DirectIndex
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
 from incidents.selectors.facet_index import current_vocabulary, paginator, selection
 from incidents.selectors.library_version import LibraryVersion
@@ -234,12 +238,32 @@ def case_detail(*, slug: str) -> Case:
     return case_detail_queryset().get(slug=slug)
 
 
-def case_detail_queryset() -> QuerySet[Case]:
-    """Cases with everything a card shows prefetched."""
+def case_card(*, slug: str, direct: DirectIndex) -> Case:
+    """`case_detail` for the case page in fewer queries: the case's own facet values taken from
+    the facet index's direct links (no query, the vocabulary's values; read from the database
+    for a case the index does not hold, added since it was built), and its links to shared
+    items in one query (`card_items`) instead of one per kind.
+
+    Raises Case.DoesNotExist when there is no case with that slug.
+    """
+    case = case_detail_queryset(card=True).using(direct.using).get(slug=slug)
+    values = direct.own_values(case.id)
+    if values is None:
+        prefetch_related_objects([case], direct_links_prefetch())
+    else:
+        case.__dict__["direct_links"] = [DirectLink(v) for v in values]
+    attach_items(case)
+    return case
+
+
+def case_detail_queryset(*, card: bool = False) -> QuerySet[Case]:
+    """Cases with everything a card shows prefetched, but with `card` what `case_card` attaches
+    itself (own values, shared items). Ordered by position alone: the models' own order starts
+    with the case's, which would join the cases to every query for nothing."""
     return Case.objects.prefetch_related(
-        direct_links_prefetch(),
-        "sources",
-        "key_figures",
+        *([] if card else [direct_links_prefetch()]),
+        Prefetch("sources", queryset=Source.objects.order_by("position")),
+        Prefetch("key_figures", queryset=KeyFigure.objects.order_by("position")),
         Prefetch("costs", queryset=CostFigure.objects.order_by("position")),
         breakdowns_prefetch(),
         *(
@@ -247,7 +271,7 @@ def case_detail_queryset() -> QuerySet[Case]:
                 case_relation(link),
                 queryset=link.objects.select_related("item").order_by("position"),
             )
-            for link in CASE_ITEM_LINKS.values()
+            for link in ([] if card else CASE_ITEM_LINKS.values())
         ),
     )
 

@@ -14,7 +14,8 @@ from django.template.loader import render_to_string
 
 from incidents.models import Case
 from incidents.presenters import case_page
-from incidents.selectors.cases import case_detail as select_case
+from incidents.selectors import direct_index
+from incidents.selectors.cases import case_card
 from incidents.selectors.checks import checks_citing
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.page_cache import committed_version, key_of
@@ -35,20 +36,25 @@ def case_detail(
     key = f"case-card:{key_of(version)}:{slug}" if version else ""
     card: tuple[str, str] | None = cache.get(key) if key else None
     if card is None:
-        card = _render_card(request, slug)
+        card = _render_card(request, slug, version)
         if key:
             cache.set(key, card, CARD_SECONDS)
     title, html = card
     return render(request, "incidents/case_detail.html", {"title": title, "card": html})
 
 
-def _render_card(request: HttpRequest, slug: str) -> tuple[str, str]:
+def _render_card(
+    request: HttpRequest, slug: str, version: LibraryVersion | None
+) -> tuple[str, str]:
+    # The facet index (at the version this request read) gives the case's own values, the
+    # similar cases and the broad areas.
+    direct = direct_index.current(version=version)
     try:
-        case = select_case(slug=slug)
+        case = case_card(slug=slug, direct=direct)
     except Case.DoesNotExist as exc:
         raise Http404(f"No case with slug {slug!r}") from exc
     context = case_page.context(case)
-    context["similar"] = similar_cases(case=case)
-    context["areas"] = broad_areas(case=case)
+    context["similar"] = similar_cases(case=case, direct=direct)
+    context["areas"] = broad_areas(case=case, vocabulary=direct.index.vocabulary)
     context["checks"] = checks_citing(case.slug)
     return case.title, render_to_string("incidents/_case_card.html", context, request=request)
