@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rapidfuzz import process
+
 from incidents import facets
 from incidents.models import FacetValue
 from incidents.services.library_entries import VocabularyEntry
@@ -64,8 +66,6 @@ def unknown_value_message(facet: str, slug: str, lexicon: Lexicon) -> str:
         value = lexicon.values[best.value_id]
         via = f", through its {best.via} {best.term!r}" if best.term else ""
         return f"{base}; did you mean '{value.slug}' ({value.name}{via})?"
-    from rapidfuzz import process  # only a load with a mistake in it gets here
-
     slugs = [v.slug for v in lexicon.values.values() if v.facet == facet]
     close = process.extractOne(slug, slugs, score_cutoff=SLUG_SIMILARITY)
     if close:
