@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from typing import Any
 
 
 def _int(name: str, default: int) -> int:
@@ -33,3 +34,12 @@ errorlog = "-"
 preload_app = True
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 control_socket_disable = True  # several servers on one machine would share its default path
+
+
+def when_ready(server: Any) -> None:
+    """In the master, once the app is loaded and before the workers fork: import and load what
+    the first requests would otherwise pay for (incidents.config.warmup)."""
+    if server.cfg.preload_app:  # without it Django is not set up in the master
+        from incidents.config.warmup import warm
+
+        warm()

@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from incidents.facets import BY_FACET
 from incidents.graph.kinds import LESSON, NODE_PLURALS, REMEDIATION, NodeKey
 from incidents.graph.links import CaseLinks, ValueTree
 from incidents.graph.picture import Picture, PictureColumn, PictureEdge, PictureNode
 from incidents.graph.projection import bridging, weighted_projection
+
+if TYPE_CHECKING:  # networkx is imported where a projection is built (incidents.graph.projection)
+    import networkx as nx
 
 DEFAULT_BUDGET = 60
 # Edges drawn between two neighbouring columns, heaviest first.

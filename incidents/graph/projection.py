@@ -5,6 +5,9 @@ projecting it onto the nodes a view draws gives the edges the view weighs. This 
 `networkx.bipartite.weighted_projected_graph(B, nodes)` computes (tests/test_graph.py checks
 it against networkx); counting each case's pairs once is linear in the cases, where networkx
 intersects the neighbour sets of every pair of nodes, which took seconds at 10,000 cases.
+
+networkx is imported in the functions that build graphs, so that start-up (every `manage.py`
+command, every worker) does not pay its 0.1 s; production warms it (incidents.config.warmup).
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Iterable
 from itertools import combinations
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from incidents.graph.kinds import NodeKey
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def weighted_projection(
@@ -23,6 +28,8 @@ def weighted_projection(
 ) -> nx.Graph:
     """A graph of `nodes` where an edge's `weight` is the number of cases linking to both ends
     (each of `case_items` is what one case links to)."""
+    import networkx as nx  # here, not at start-up: only the graph pages need it
+
     wanted = set(nodes)
     pairs: Counter[tuple[NodeKey, NodeKey]] = Counter()
     for items in case_items:
@@ -38,6 +45,8 @@ def backbone(graph: nx.Graph, nodes: Collection[NodeKey], *, per_node: int = 4) 
     """The projection among `nodes`, keeping each node's `per_node` heaviest edges (ties broken
     by node order): the links that carry most cases, on which bridging is measured. A plain
     graph (not a subgraph view), so that algorithms on it run at full speed."""
+    import networkx as nx
+
     wanted = set(nodes)
     kept = nx.Graph()
     kept.add_nodes_from(sorted(wanted))
@@ -56,5 +65,7 @@ def bridging(graph: nx.Graph, nodes: Collection[NodeKey]) -> dict[NodeKey, float
     lies on the shortest paths, along the links that carry most cases, between two others."""
     if len(nodes) < 3:
         return dict.fromkeys(nodes, 0.0)
+    import networkx as nx
+
     scores = nx.betweenness_centrality(backbone(graph, nodes))
     return {node: round(score, 4) for node, score in scores.items()}

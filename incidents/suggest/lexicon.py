@@ -19,13 +19,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from wordfreq import zipf_frequency
-
 from incidents.facets import ORGANISATION
 from incidents.suggest import forms as spelling
 from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.prior import CaseIndex
-from incidents.suggest.words import Token, agent_marks, stem, stems, tokens
+from incidents.suggest.words import Token, agent_marks, stem, stems, tokens, zipf
 from incidents.text import spelling_key
 
 Stems = tuple[str, ...]
@@ -53,13 +51,13 @@ def _everyday(word: Token) -> bool:
     nothing in particular ("stalled", "fabric")."""
     if any(ch.isdigit() for ch in word.key):
         return False  # a code or a number ("502s", "xid79"), never an everyday word
-    return max(zipf_frequency(word.key, "en"), zipf_frequency(word.stem, "en")) >= EVERYDAY_ZIPF
+    return max(zipf(word.key), zipf(word.stem)) >= EVERYDAY_ZIPF
 
 
 def _rare(word_stem: str) -> bool:
     """Whether a stem is rare enough in general English to teach a value something: in a
     library of a few dozen cases, "request" or "clients" looks distinctive by chance."""
-    return bool(zipf_frequency(word_stem, "en") < LEARNED_MAX_ZIPF)
+    return zipf(word_stem) < LEARNED_MAX_ZIPF
 
 
 @dataclass(frozen=True)

@@ -20,16 +20,13 @@ F1 0.94 on the held-out folds, these values 0.95.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-
-from wordfreq import zipf_frequency
 
 from incidents.facets import ORGANISATION
 from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.lexicon import Lexicon
-from incidents.suggest.words import Token
+from incidents.suggest.words import Token, zipf
 
 PRIOR_WEIGHT = 0.7
 SUPPORT_MAX_VALUES = 4.0
@@ -52,12 +49,6 @@ SHARED_MAX_ZIPF = 0.0
 
 # value id -> (the prior's boost, the labels of the like cases tagged with it)
 Boosts = dict[int, tuple[float, tuple[str, ...]]]
-
-
-@functools.lru_cache(maxsize=65_536)
-def _zipf(key: str) -> float:
-    """How common a word is in English (wordfreq's Zipf scale)."""
-    return float(zipf_frequency(key, "en"))
 
 
 def _may_support(lexicon: Lexicon, value_id: int, claimed: int | None) -> bool:
@@ -86,7 +77,7 @@ def like_cases(
         if word.key in FUNCTION_WORDS:
             continue
         claimed = (named or {}).get(position)
-        zipf = _zipf(word.key)
+        commonness = zipf(word.key)
         for index, most_common in (
             (lexicon.support, WORDING_MAX_ZIPF),
             (lexicon.described, SUPPORT_MAX_ZIPF),
@@ -94,11 +85,11 @@ def like_cases(
             using = index.get(word.stem, frozenset())
             if len(using) > SUPPORT_MAX_VALUES:
                 continue
-            if zipf < most_common:
+            if commonness < most_common:
                 for value_id in using & shares.keys():
                     if _may_support(lexicon, value_id, claimed):
                         supporting[value_id].append(word.written)
-            elif zipf < SHARED_MAX_ZIPF:
+            elif commonness < SHARED_MAX_ZIPF:
                 # A commoner word counts when the like case tagged with the value uses it too.
                 in_cases = set(lexicon.cases.postings.get(word.stem, ()))
                 for value_id in using & shares.keys():

@@ -15,7 +15,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-import simplemma
 import Stemmer
 
 from incidents.text import spelling_key
@@ -85,7 +84,19 @@ def stem(key: str) -> str:
     if not key or any(ch.isdigit() for ch in key):
         return key
     # The lemma first, for irregular forms the stemmer leaves apart ("fell", "went", "blew").
+    import simplemma  # here, not at start-up (0.05 s): a `manage.py` command rarely stems
+
     return str(_STEMMER.stemWord(simplemma.lemmatize(key, lang="en")))
+
+
+@functools.lru_cache(maxsize=65_536)
+def zipf(word: str) -> float:
+    """How common a word is in general English (wordfreq's Zipf scale: 3 is once per million
+    words). wordfreq is imported on the first call, not at start-up (0.2 s, most of a
+    `manage.py` command's); production warms it (incidents.config.warmup)."""
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, "en"))
 
 
 @functools.lru_cache(maxsize=65_536)
