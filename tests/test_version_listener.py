@@ -6,11 +6,16 @@ one reads it afresh. Committed writes (transactional tests), PostgreSQL only."""
 from __future__ import annotations
 
 import os
+import select
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
+from typing import Any
 
+import psycopg
 import pytest
 from django.db import connection
 from django.test import Client
@@ -141,3 +146,132 @@ def test_a_reconnected_listener_reads_the_version_again(
     assert _version_queries(library_version.current) == 1
     assert library_version.current().number == expected
     assert _version_queries(library_version.current) == 0  # and keeps it again
+
+
+class _Idle(version_listener.Listener):
+    """A listener whose thread does nothing: its state is set by the test."""
+
+    def _run(self) -> None:
+        pass
+
+
+def test_a_notification_taken_off_the_socket_but_not_yet_handled_is_not_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The thread's steps on a wake-up: busy, take the input off the socket, move the generation,
+    # not busy. Here it takes the first two while get() looks at the socket.
+    mine, theirs = socket.socketpair()
+    listener = _Idle({})
+    copy: Any = object()
+    listener.connected, listener.heard_at, listener._fd = True, time.monotonic(), mine.fileno()
+    listener.keep(listener.generation, copy)
+    assert listener.get() is copy
+    theirs.send(b"a notification")
+    assert listener.get() is None  # unread
+
+    def the_thread_takes_it() -> None:
+        listener.busy = True
+        mine.recv(100)
+
+    real_poll, real_select = select.poll, select.select
+
+    def poll() -> Any:
+        poller = real_poll()
+        checked = poller.poll
+
+        def taking(timeout: float) -> Any:
+            the_thread_takes_it()
+            return checked(timeout)
+
+        return SimpleNamespace(register=poller.register, poll=taking)
+
+    def select_(*args: Any) -> Any:
+        the_thread_takes_it()
+        return real_select(*args)
+
+    fake = SimpleNamespace(poll=poll, select=select_, POLLIN=select.POLLIN)
+    monkeypatch.setattr(version_listener, "select", fake)
+    assert listener.get() is None  # being handled
+    mine.close(), theirs.close()
+    listener.stop()
+
+
+class _Scripted(version_listener.Listener):
+    """A listener whose connections come from a script and whose waits are recorded, not
+    waited."""
+
+    def __init__(self, script: list[_FakeConnection]) -> None:
+        self.script, self.pauses = script, list[float]()
+        super().__init__({})
+
+    def _connect(self) -> Any:
+        if not self.script:
+            self._stopping.set()
+            raise psycopg.OperationalError("the script is over")
+        return self.script.pop(0)
+
+    def _pause(self, seconds: float) -> None:
+        if not self._stopping.is_set():
+            self.pauses.append(seconds)
+
+
+class _FakeConnection:
+    """A connection whose LISTEN fails (a read-only standby) or that handles `wakeups` wake-ups
+    (its socket is always readable) and then drops."""
+
+    def __init__(self, listens: bool = False, wakeups: int = 0) -> None:
+        self.listens, self.wakeups = listens, wakeups
+        self._mine, self._theirs = socket.socketpair()
+        self._theirs.send(b"x")
+        self.info = SimpleNamespace(backend_pid=0)
+
+    def execute(self, sql: str) -> None:
+        if not self.listens:
+            raise psycopg.errors.ActiveSqlTransaction("cannot execute LISTEN during recovery")
+
+    def fileno(self) -> int:
+        return self._mine.fileno()
+
+    def notifies(self, timeout: float) -> Iterator[object]:
+        if not self.wakeups:
+            raise psycopg.OperationalError("the connection dropped")
+        self.wakeups -= 1
+        return iter(())
+
+    def close(self) -> None:
+        self._mine.close(), self._theirs.close()
+
+
+def test_failures_once_connected_back_off_too_until_a_wake_up_is_handled() -> None:
+    listener = _Scripted(
+        [
+            _FakeConnection(),  # LISTEN fails
+            _FakeConnection(),
+            _FakeConnection(listens=True),  # drops at its first wake-up: still failing
+            _FakeConnection(listens=True, wakeups=1),  # a wake-up handled: back to the start
+            _FakeConnection(),
+            _FakeConnection(),
+        ]
+    )
+    listener._thread.join(timeout=PATIENCE_SECONDS)
+    assert not listener._thread.is_alive()
+    first = version_listener.RETRY_SECONDS
+    assert listener.pauses == [first, 2 * first, 4 * first, first, 2 * first, 4 * first]
+    listener.stop()
+
+
+def test_a_forked_child_starts_with_no_listener_and_a_free_lock() -> None:
+    script = """
+import os, sys
+from incidents.selectors import version_listener as v
+v._listeners["default"] = object()
+v._start_lock.acquire()  # held by the parent at fork
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if not v._listeners and v._start_lock.acquire(timeout=5) else 1)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, env=env, check=False)
+    assert done.returncode == 0

@@ -19,7 +19,10 @@ write committed by another process is seen on this process's first request after
 notification reaches this process's socket (PostgreSQL sends it as the write commits; the
 writer's own process forgets its copy at commit, so it sees its writes at once). A dropped or
 silent listener (the database restarted or unreachable) means reading on every request, and so
-the 503 when the database cannot be reached; it reconnects with backoff and reads again then.
+the 503 when the database cannot be reached; it reconnects with backoff (doubling after every
+failure, connecting or listening, and back to the start only once a wake-up was handled) and
+reads again then. A forked child (a gunicorn worker) starts with no listener of its own: the
+parent's, and its lock, are forgotten at fork.
 """
 
 from __future__ import annotations
@@ -40,11 +43,13 @@ CHANNEL = "incidents_library_version"
 PING_SECONDS = 5.0
 # A listener not heard from for this long (a ping stuck on a silent network) is not trusted.
 SILENCE_SECONDS = 3 * PING_SECONDS
-# Seconds before reconnecting after a failure, doubled up to RETRY_MAX_SECONDS.
+# Seconds before reconnecting after a failure, doubled after each further one up to the maximum.
 RETRY_SECONDS = 1.0
 RETRY_MAX_SECONDS = 30.0
-# The listening connection's TCP keepalives and send timeout: a dead peer is noticed in seconds.
+# The listening connection's connect timeout, TCP keepalives and send timeout: a dead or
+# unreachable peer is noticed in seconds.
 _KEEPALIVES = {
+    "connect_timeout": 5,
     "keepalives": 1,
     "keepalives_idle": 5,
     "keepalives_interval": 2,
@@ -66,6 +71,7 @@ class Listener:
         self.heard_at = 0.0
         self.backend_pid: int | None = None
         self.notifications = 0  # how many were received (for tests and diagnostics)
+        self.failures = 0  # failures since the last wake-up handled: the backoff's exponent
         self._fd = -1
         self._copy: tuple[int, LibraryVersion] | None = None
         self._lock = threading.Lock()
@@ -79,15 +85,17 @@ class Listener:
     def get(self) -> LibraryVersion | None:
         """The version copy if it is known fresh (see the module's docstring), else None."""
         copy = self._copy
-        if copy is None or not self.connected or self.busy:
+        if copy is None or not self.connected:
             return None
         if time.monotonic() - self.heard_at > SILENCE_SECONDS:
             return None
-        try:
-            unread, _, _ = select.select([self._fd], [], [], 0)
-        except (OSError, ValueError):  # closed meanwhile
-            return None
-        if unread or copy[0] != self.generation:  # the generation last: it moves before a close
+        # In this order, against the thread's (busy, consume the socket, move the generation,
+        # not busy): input that arrived is either still unread here, or being handled (busy),
+        # or handled, and then the generation has moved (a closed socket polls as unread).
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        unread = poller.poll(0)
+        if unread or self.busy or copy[0] != self.generation:
             return None
         return copy[1]
 
@@ -114,38 +122,50 @@ class Listener:
     # --- the thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        delay = RETRY_SECONDS
         while not self._stopping.is_set():
             try:
-                conn = psycopg.connect(**self.params, autocommit=True)
+                conn = self._connect()
             except Exception:  # noqa: BLE001 - unreachable: requests read; try again later
-                self._stopping.wait(delay)
-                delay = min(2 * delay, RETRY_MAX_SECONDS)
+                self._back_off()
                 continue
             try:
-                conn.execute(f"LISTEN {CHANNEL}")
+                conn.execute(f"LISTEN {CHANNEL}")  # fails on a read-only standby
                 self._fd, self.backend_pid = conn.fileno(), conn.info.backend_pid
                 self.heard_at = time.monotonic()
                 with self._lock:  # anything read before listening is read again
                     self.connected = True
                     self.generation += 1
-                delay = RETRY_SECONDS
                 self._listen(conn)
             except Exception:  # noqa: BLE001 - dropped: requests read until reconnected
                 pass
             finally:
-                with self._lock:
+                with self._lock:  # the generation moves before busy clears (see get)
                     self.connected = False
                     self.generation += 1
                     self._copy = None
                 self.busy = False
                 conn.close()
             if not self._stopping.is_set():
-                self._stopping.wait(RETRY_SECONDS)
+                self._back_off()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(**self.params, autocommit=True)
+
+    def _back_off(self) -> None:
+        """Wait before reconnecting: RETRY_SECONDS, doubled after each failure in a row."""
+        delay = min(RETRY_SECONDS * 2 ** min(self.failures, 32), RETRY_MAX_SECONDS)
+        self.failures += 1
+        self._pause(delay)
+
+    def _pause(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:
+        poller = select.poll()
+        for fd in (self._fd, self._wake_r):
+            poller.register(fd, select.POLLIN)
         while not self._stopping.is_set():
-            unread, _, _ = select.select([self._fd, self._wake_r], [], [], PING_SECONDS)
+            unread = poller.poll(PING_SECONDS * 1000)
             if self._stopping.is_set():
                 return
             self.busy = True
@@ -153,8 +173,9 @@ class Listener:
                 conn.execute("SELECT 1")  # a ping: raises if the connection is gone
             # Notifications that came in (or during the ping); raises at a closed connection.
             self.notifications += sum(1 for _ in conn.notifies(timeout=0))
-            self.invalidate()
+            self.invalidate()  # before busy clears (see get)
             self.heard_at = time.monotonic()
+            self.failures = 0
             self.busy = False
 
 
@@ -194,3 +215,14 @@ def stop_all() -> None:
             if listener.pid == os.getpid():
                 listener.stop()
         _listeners.clear()
+
+
+def _forget_in_child() -> None:
+    """After a fork, in the child: the parent's listeners (their threads are not in the child)
+    and a lock perhaps held at fork are not the child's; it starts its own on first use."""
+    global _start_lock
+    _listeners.clear()
+    _start_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
