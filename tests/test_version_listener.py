@@ -196,6 +196,23 @@ def test_a_notification_taken_off_the_socket_but_not_yet_handled_is_not_missed(
     listener.stop()
 
 
+def test_a_copy_is_kept_on_a_socket_numbered_above_1023() -> None:
+    # A busy process (many open files) gets high descriptors, which select() cannot watch.
+    mine, theirs = socket.socketpair()
+    high = os.dup2(mine.fileno(), 1500)
+    listener = _Idle({})
+    copy: Any = object()
+    listener.connected, listener.heard_at, listener._fd = True, time.monotonic(), high
+    listener.keep(listener.generation, copy)
+    try:
+        assert listener.get() is copy
+        theirs.send(b"a notification")
+        assert listener.get() is None
+    finally:
+        os.close(high), mine.close(), theirs.close()
+        listener.stop()
+
+
 class _Scripted(version_listener.Listener):
     """A listener whose connections come from a script and whose waits are recorded, not
     waited."""
