@@ -26,7 +26,7 @@ from incidents.views.whole_pages import cached_for_anonymous
 CARD_SECONDS = 24 * 3600
 
 
-@cached_for_anonymous()
+@cached_for_anonymous()  # reads no query parameter: a page with one is not cached
 def case_detail(
     request: HttpRequest, slug: str, version: LibraryVersion | None = None
 ) -> HttpResponse:
