@@ -1,8 +1,8 @@
 """The case page: the whole case card, similar cases, and the kubegap checks that cite it.
 
 The card depends only on the case and the library, so it is rendered once per library version
-and then served from the cache (one query for the version) until the next write; an anonymous
-reader's whole page is cached the same way (views.whole_pages).
+and then served from the cache (under the version, selectors.page_cache) until the next write;
+an anonymous reader's whole page is cached the same way (views.whole_pages).
 """
 
 from __future__ import annotations
