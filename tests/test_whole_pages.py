@@ -4,11 +4,15 @@ from) a logged-in reader, whose pages carry their CSRF token."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
+from django.utils.http import http_date
 
 from incidents.models import Case
 from incidents.selectors import facet_index
@@ -150,3 +154,71 @@ def test_pages_cached_by_other_code_are_not_served(
     # rendered again (the version, the page's cases; SQLite reads their values apart), not
     # served from the cache
     assert len(captured.captured_queries) > 1
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_a_date_alone_does_not_confirm_a_page_of_other_code(
+    client: Client, committed_library: None, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """The library has not changed since the date a browser holds, but the code has: only the
+    ETag (which names the code) confirms a copy, so the pages carry no Last-Modified and a bare
+    If-Modified-Since gets the page."""
+    from incidents.views import whole_pages
+
+    first = client.get(path)
+    assert "Last-Modified" not in first
+    monkeypatch.setattr(whole_pages, "build_digest", lambda: "another-release")
+    again = client.get(path, HTTP_IF_MODIFIED_SINCE=http_date(time.time()))
+    assert again.status_code == 200
+    assert again.content and again["ETag"] != first["ETag"]
+
+
+@pytest.mark.parametrize("path", ["/?utm_source=x", "/?symptom=ecc-error&x=1", PAGES[2] + "?x=1"])
+def test_a_page_with_a_parameter_it_does_not_read_is_not_cached(
+    client: Client, committed_library: None, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """Made-up addresses (`?x=<random>`) would each take a cache entry and push out the pages
+    readers use: they are rendered every time, with their ETag and 304 as any page."""
+    stored: list[str] = []
+    cache_set = cache.set
+
+    def recording_set(key: str, *args: Any, **kwargs: Any) -> None:
+        stored.append(key)
+        cache_set(key, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", recording_set)
+    first = client.get(path)
+    again = client.get(path)
+    assert first.status_code == again.status_code == 200
+    assert again.content == first.content and again["ETag"] == first["ETag"]
+    assert [key for key in stored if key.startswith("page:")] == []
+    assert client.get(path, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    # The parameters the library page reads are cached: the version's query only.
+    known = "/?q=memory&symptom=ecc-error&words=leak&page=1"
+    client.get(known)
+    with assert_max_queries(1):
+        client.get(known)
+    assert len([key for key in stored if key.startswith("page:")]) == 1
+
+
+def test_the_warm_up_takes_the_code_digest_before_files_change(
+    tmp_path: Path, settings: Any
+) -> None:
+    """gunicorn's master warms up before it forks: a worker forked after a deploy replaced the
+    files in place caches and validates its pages under the digest of the code it runs (the
+    master's), not of the files now on disk."""
+    from incidents.config.warmup import warm
+    from incidents.views import whole_pages
+
+    template = tmp_path / "extra.html"
+    template.write_text("the release loaded")
+    engine = settings.TEMPLATES[0]
+    settings.TEMPLATES = [{**engine, "DIRS": [*engine.get("DIRS", []), str(tmp_path)]}]
+    whole_pages.build_digest.cache_clear()
+    try:
+        warm()
+        template.write_text("the next release, copied over it")
+        on_disk = whole_pages.build_digest.__wrapped__()
+        assert whole_pages.build_digest() != on_disk
+    finally:
+        whole_pages.build_digest.cache_clear()

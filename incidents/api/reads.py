@@ -5,14 +5,16 @@ and throttles (so a cached answer still counts against a client's rate):
 
 1. Parameters: one the view does not know is a 400 naming it and the closest known ones
    (incidents.selectors.parameters); values are checked by the view, through the FilterSet.
-2. Validators: `ETag` is the library's version (selectors.library_version, one query) with a
+2. Validators: `ETag` is the library's version (selectors.library_version) with a
    digest of what else shapes the body (path, normalised query, media type, host);
    `Last-Modified` is when the library last changed. A matching `If-None-Match` (or, without
    one, an `If-Modified-Since` not older than the last change) is a 304 with no body.
 3. Cache: a JSON 200 is kept in Django's cache under the same key as its ETag, so it is served
-   again without a query beyond the version's until the next write to the library changes the
-   version (every process and replica reads the version from the database, so none serves a
-   stale body after a write). Entries of older versions are never read again and expire.
+   again with no query beyond the version's until the next write to the library changes the
+   version. The version is the process's copy, kept fresh by LISTEN/NOTIFY on PostgreSQL
+   (selectors.version_listener: what that guarantees, and when every request reads the row, is
+   in its docstring and README's "How a process learns of a write"), or one query on SQLite or
+   with `LIBRARY_VERSION_LISTEN=0`. Entries of older versions are never read again and expire.
 """
 
 from __future__ import annotations

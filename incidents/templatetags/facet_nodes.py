@@ -25,18 +25,24 @@ from incidents.presenters.library_page import FacetNode, FacetTree
 register = template.Library()
 
 # Escaped texts: the same few hundred names, slugs and links on every page of a version; at most
-# this many are kept, then forgotten at once (a link is client input: bounded).
+# this many are kept, then forgotten at once, and none longer than _MEMO_CHARS (a link holds the
+# reader's query, client input of any length: escaped each time). So the memo holds at most
+# about 20,000 x (200 + 1,200) characters, 28 MB if every one were quotes; the links (percent-
+# encoded: only `&` grows) and names make it a few MB.
 _ESCAPED_SIZE = 20_000
+_MEMO_CHARS = 200
 _escaped: dict[str, str] = {}
 
 
 def escape(text: str) -> str:
-    """`html.escape(text)`, remembered."""
+    """`html.escape(text)`, remembered when short."""
     done = _escaped.get(text)
     if done is None:
-        if len(_escaped) >= _ESCAPED_SIZE:
-            _escaped.clear()
-        done = _escaped[text] = _escape(text)
+        done = _escape(text)
+        if len(text) <= _MEMO_CHARS:
+            if len(_escaped) >= _ESCAPED_SIZE:
+                _escaped.clear()
+            _escaped[text] = done
     return done
 
 

@@ -1,8 +1,8 @@
 """The case page: the whole case card, similar cases, and the kubegap checks that cite it.
 
 The card depends only on the case and the library, so it is rendered once per library version
-and then served from the cache (one query for the version) until the next write; an anonymous
-reader's whole page is cached the same way (views.whole_pages).
+and then served from the cache (under the version, selectors.page_cache) until the next write;
+an anonymous reader's whole page is cached the same way (views.whole_pages).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from incidents.views.whole_pages import cached_for_anonymous
 CARD_SECONDS = 24 * 3600
 
 
-@cached_for_anonymous()
+@cached_for_anonymous()  # reads no query parameter: a page with one is not cached
 def case_detail(
     request: HttpRequest, slug: str, version: LibraryVersion | None = None
 ) -> HttpResponse:

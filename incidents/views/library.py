@@ -16,18 +16,22 @@ from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
 from incidents.presenters import library_page
-from incidents.presenters.query_state import QueryState
+from incidents.presenters.query_state import WORDS_PARAM, QueryState
 from incidents.selectors.cases import case_list as select_cases
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.library_version import LibraryVersion
+from incidents.selectors.parameters import FILTER_PARAMS
 from incidents.views.whole_pages import cached_for_anonymous
 
 REGION_ID = "library-region"
 SEARCH_INPUT_ID = "q"
 FORM_ID = "library-form"
+# What the page reads from its query (the FilterSet's filters, the sentence, the page number):
+# an anonymous page with any other parameter is not cached (views.whole_pages).
+PAGE_PARAMETERS = (*FILTER_PARAMS, WORDS_PARAM, "page")
 
 
-@cached_for_anonymous(vary=("HX-Request",))
+@cached_for_anonymous(vary=("HX-Request",), parameters=PAGE_PARAMETERS)
 def case_list(request: HttpRequest, version: LibraryVersion | None = None) -> HttpResponse:
     """The library: filtered cases, newest first (best match first with words), with live counts;
     an anonymous reader's page is cached whole (views.whole_pages)."""

@@ -4,19 +4,26 @@ A library page (`/`, a case page) shows nothing of its reader when nobody is log
 and no CSRF token, which base.html writes only for a logged-in reader (whose pages post: the
 log-out form, the submit page; the log-in form has its own). So an anonymous GET's 200 is kept
 whole in Django's cache under the library version (selectors.page_cache), the path, the query
-and the htmx headers that choose what the view renders, and is served again for one query (the
-version) until the next write moves the version: every process and replica reads the version
-from the database, so none serves a page older than a committed write. The same key is the
-page's ETag: a matching If-None-Match (or, without one, an If-Modified-Since not older than the
-library's last change) is a 304 with no body, as the API answers (incidents.api.reads).
+and the htmx headers that choose what the view renders, and is served again until the next
+write moves the version. The version comes from the process's copy, kept fresh by LISTEN/NOTIFY
+on PostgreSQL (selectors.version_listener; README, "How a process learns of a write"), or from
+one query on SQLite or with `LIBRARY_VERSION_LISTEN=0`. The same key is the page's ETag: a
+matching If-None-Match is a 304 with no body, as the API answers (incidents.api.reads). The
+pages carry no Last-Modified and If-Modified-Since is not answered: a date cannot tell one
+release's page from the next (the ETag can, below), so only the ETag confirms a copy.
 
 Key and ETag also hold a digest of the code that renders the pages (the package's Python
-files, the templates, the static files' manifest; read once per process): after a deploy no
-page cached by the previous code is served from a shared cache (Redis, memcached), and a
-browser's copy is not confirmed with a 304.
+files, the templates, the static files' manifest): after a deploy no page cached by the
+previous code is served from a shared cache (Redis, memcached), and a browser's copy is not
+confirmed with a 304. The digest is taken when the code is loaded: by the production warm-up in
+gunicorn's master before the workers fork (incidents.config.warmup), else on a process's first
+anonymous page (runserver, tests).
 
 The query is normalised as the page reads it (percent-encoding and `+` decoded), not sorted:
-a page's links keep its filters in the order given, so `?a&b` and `?b&a` are two pages.
+a page's links keep its filters in the order given, so `?a&b` and `?b&a` are two pages. Only a
+query of parameters the page knows is cached (`parameters=`): any other (`?x=<random>`) is
+rendered every time, so that made-up addresses do not push the pages readers use out of the
+cache.
 
 A logged-in reader's page is rendered every time and marked `Cache-Control: private`.
 """
@@ -25,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +41,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 
-from incidents.api.reads import _CONDITIONAL_HEADERS, CACHE_SECONDS, READ_METHODS, _http_date
+from incidents.api.reads import _CONDITIONAL_HEADERS, CACHE_SECONDS, READ_METHODS
 from incidents.selectors.page_cache import committed_version, key_of
 
 # The request headers (besides the address) that change what a page's view renders: htmx's,
@@ -53,7 +60,9 @@ View = Callable[..., HttpResponseBase]
 def build_digest() -> str:
     """A digest of what renders the pages: every Python file of the package, every template
     and the static files' manifest (hashed names), by content (the same on every replica of a
-    release). Read once per process (a few milliseconds)."""
+    release). Read once per process (a few milliseconds): in gunicorn's master before the
+    workers fork (incidents.config.warmup), so that a worker forked after the files were
+    replaced still names the code it runs."""
     package = Path(__file__).resolve().parent.parent
     engines: list[dict[str, Any]] = settings.TEMPLATES
     roots = [package, *(Path(d) for engine in engines for d in engine.get("DIRS", []))]
@@ -86,22 +95,25 @@ def page_digest(request: HttpRequest) -> str:
     return hashlib.sha256(shape.encode()).hexdigest()[:24]
 
 
-def cached_for_anonymous(*, vary: tuple[str, ...] = ()) -> Callable[[View], View]:
+def cached_for_anonymous(
+    *, vary: tuple[str, ...] = (), parameters: Collection[str] = ()
+) -> Callable[[View], View]:
     """Serve a view's anonymous GET and HEAD pages from the cache (see the module docstring);
     `vary`: the request headers the view's pages vary on (its own `Vary`, which a 304 and a
-    cached page carry too).
+    cached page carry too); `parameters`: the query parameters the view reads (a page whose
+    query holds any other is rendered every time, still with its ETag).
 
     The view is called with `version=`, the library version already read for this request (so
     that it does not read it again), or None when it must read it itself (a logged-in reader,
     inside a transaction)."""
 
     def decorate(view: View) -> View:
-        return _cached(view, (*vary, "Cookie"))
+        return _cached(view, (*vary, "Cookie"), frozenset(parameters))
 
     return decorate
 
 
-def _cached(view: View, vary: tuple[str, ...]) -> View:
+def _cached(view: View, vary: tuple[str, ...], parameters: frozenset[str]) -> View:
     @functools.wraps(view)
     def page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         anonymous = not request.user.is_authenticated
@@ -115,21 +127,23 @@ def _cached(view: View, vary: tuple[str, ...]) -> View:
         digest = page_digest(request)
         key = f"page:{key_of(version)}:{digest}"
         etag = f'"page-{key_of(version)}-{digest}"'
-        changed = version.changed_at.timestamp()
         if any(header in request.META for header in _CONDITIONAL_HEADERS):
-            not_modified = get_conditional_response(request, etag=etag, last_modified=int(changed))
+            # No last_modified: If-Modified-Since (and If-Unmodified-Since) are not answered,
+            # as a date does not change with the code (module docstring).
+            not_modified = get_conditional_response(request, etag=etag)
             if not_modified is not None:
-                return _validated(not_modified, etag, changed, vary)
-        hit = cache.get(key)
+                return _validated(not_modified, etag, vary)
+        known = parameters.issuperset(request.GET)
+        hit = cache.get(key) if known else None
         if hit is not None:
             content, content_type = hit
-            return _validated(HttpResponse(content, content_type=content_type), etag, changed, vary)
+            return _validated(HttpResponse(content, content_type=content_type), etag, vary)
         rendered = view(request, *args, version=version, **kwargs)
         if rendered.status_code != 200:
             return rendered
-        if isinstance(rendered, HttpResponse) and _cacheable(request, rendered):
+        if known and isinstance(rendered, HttpResponse) and _cacheable(request, rendered):
             cache.set(key, (rendered.content, rendered["Content-Type"]), CACHE_SECONDS)
-        return _validated(rendered, etag, changed, vary)
+        return _validated(rendered, etag, vary)
 
     return page
 
@@ -144,13 +158,10 @@ def _cacheable(request: HttpRequest, response: HttpResponse) -> bool:
     )
 
 
-def _validated(
-    response: HttpResponseBase, etag: str, changed: float, vary: tuple[str, ...]
-) -> HttpResponseBase:
-    """The validators of an anonymous page, and "ask again each time" (a 304 is cheap); `vary`
+def _validated(response: HttpResponseBase, etag: str, vary: tuple[str, ...]) -> HttpResponseBase:
+    """The validator of an anonymous page, and "ask again each time" (a 304 is cheap); `vary`
     holds Cookie: a logged-in reader gets another page at the same address."""
     response["ETag"] = etag
-    response["Last-Modified"] = _http_date(changed)
     response["Cache-Control"] = "public, no-cache"
     patch_vary_headers(response, vary)
     return response
