@@ -4,8 +4,12 @@ The binaries come from ``tests/kubeapi/provision.sh``. When they are missing, th
 skipped with a message saying how to provision them; with ``KUBEGAP_REQUIRE_APISERVER=1``
 (CI sets it) they fail instead, so a missing provisioning step cannot turn CI green.
 
-Each test module gets its own fresh API server (about 2 s to start), so the cluster-scoped
-objects one module creates (nodes, CRDs, ClusterPolicy) never leak into another's audit.
+One API server serves every test module of a process (starting one takes 4-11 s); after each
+module it is put back to its bootstrap state straight in etcd (:mod:`cluster_reset`), so the
+cluster-scoped objects one module creates (nodes, CRDs, ClusterPolicy, namespaces, RBAC) never
+leak into another's audit, and each module reads only its own part of the audit log.
+tests/scheduling.py runs all these modules on one pytest-xdist process, so the server starts
+once per run.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cluster_reset import SharedServer
 from kubeapi_harness import (
     ADMIN_TOKEN,
     ApiServer,
@@ -39,17 +44,29 @@ def kube_binaries() -> Binaries:
     return found
 
 
+@pytest.fixture(scope="session")
+def shared_apiserver(
+    kube_binaries: Binaries, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedServer]:
+    """The etcd + kube-apiserver of this process, started on first use, stopped at the end."""
+    shared = SharedServer(kube_binaries, lambda: tmp_path_factory.mktemp("kubeapi"))
+    try:
+        yield shared
+    finally:
+        shared.stop()
+
+
 @pytest.fixture(scope="module")
 def apiserver(
-    kube_binaries: Binaries, tmp_path_factory: pytest.TempPathFactory
+    shared_apiserver: SharedServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ApiServer]:
-    """A fresh etcd + kube-apiserver for this test module, stopped at its end."""
-    server = ApiServer(kube_binaries, tmp_path_factory.mktemp("kubeapi"))
+    """The API server as this test module sees it (as if fresh: bootstrap objects only, an
+    audit log from now on), put back to its bootstrap state at the module's end."""
+    view = shared_apiserver.view(tmp_path_factory.mktemp("kubeapi-module"))
     try:
-        server.start()
-        yield server
+        yield view
     finally:
-        server.stop()
+        shared_apiserver.reset()
 
 
 @pytest.fixture(scope="module")

@@ -189,6 +189,7 @@ class ApiServer:
     etcd_url: str = ""
     ca_pem: bytes = b""
     audit_log: Path = field(init=False)
+    audit_offset: int = 0  # where this view's part of the audit log starts
     _procs: list[tuple[str, subprocess.Popen[bytes], Path]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -305,6 +306,16 @@ class ApiServer:
                     proc.wait(timeout=5)
         self._procs.clear()
 
+    def view(self, workdir: Path) -> ApiServer:
+        """This running server as one test module sees it: kubeconfigs written in ``workdir``,
+        the audit log read from here on. Stopping the view stops nothing."""
+        view = ApiServer(self.binaries, workdir, self.url, self.etcd_url, self.ca_pem)
+        view.audit_log = self.audit_log
+        if self.audit_log.exists():
+            # After the last whole line: a line being written belongs to what came before.
+            view.audit_offset = self.audit_log.read_bytes().rfind(b"\n") + 1
+        return view
+
     def __enter__(self) -> ApiServer:
         return self.start()
 
@@ -342,10 +353,14 @@ class ApiServer:
         )
 
     def audit_events(self) -> list[dict[str, Any]]:
-        """Every event the API server has written to its audit log so far."""
+        """Every event the API server has written to its audit log so far (for a view, since
+        the view was taken)."""
         if not self.audit_log.exists():
             return []
-        return [json.loads(line) for line in self.audit_log.read_text().splitlines() if line]
+        with self.audit_log.open("rb") as log:
+            log.seek(self.audit_offset)
+            text = log.read().decode()
+        return [json.loads(line) for line in text.splitlines() if line]
 
 
 @dataclass(frozen=True)
