@@ -40,6 +40,7 @@ from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
+from tests.scheduling import pytest_xdist_make_scheduler  # noqa: F401 (the hook: xdist scopes)
 
 DATA = Path(__file__).parent / "data"
 SMALL_LIBRARY = DATA / "library"
