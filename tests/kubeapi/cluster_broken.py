@@ -18,7 +18,7 @@ from gpu_cluster import (
     serving_template,
     trainer_container,
 )
-from kubeapi_harness import KubeClient
+from kube_client import KubeClient
 
 # -- the broken cluster -----------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from gpu_cluster import (
     serving_template,
     trainer_container,
 )
-from kubeapi_harness import KubeClient
+from kube_client import KubeClient
 
 # -- the healthy cluster ----------------------------------------------------------------------
 

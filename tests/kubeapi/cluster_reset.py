@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from kubeapi_harness import ADMIN_TOKEN, ApiServer, Binaries, HarnessError, KubeClient
+from kube_client import KubeClient
+from kubeapi_harness import ADMIN_TOKEN, ApiServer, Binaries, HarnessError
 
 # Keys the server itself rewrites while it runs (its lease, refreshed every 10 s with a TTL).
 SERVER_MAINTAINED = ("/registry/masterleases/",)

@@ -20,15 +20,8 @@ from pathlib import Path
 
 import pytest
 from cluster_reset import SharedServer
-from kubeapi_harness import (
-    ADMIN_TOKEN,
-    ApiServer,
-    Binaries,
-    KubeClient,
-    KubegapIdentity,
-    find_binaries,
-    load_manifest,
-)
+from kube_client import KubeClient, load_manifest
+from kubeapi_harness import ADMIN_TOKEN, ApiServer, Binaries, KubegapIdentity, find_binaries
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RBAC_MANIFEST = REPO_ROOT / "site" / "k8s" / "kubegap-rbac.yaml"

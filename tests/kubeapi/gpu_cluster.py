@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import gpu_objects as g
-from kubeapi_harness import KubeClient
+from kube_client import KubeClient
 
 Obj = dict[str, Any]
 TRAINER_STEP = "trainer.kubeflow.org/trainjob-ancestor-step"

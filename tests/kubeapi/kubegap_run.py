@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kubeapi_harness import iter_audit_requests
+from kube_client import iter_audit_requests
 
 from incidents.audit.cli import main
 

@@ -15,7 +15,8 @@ from typing import Any
 import anyio
 import pytest
 from cluster_broken import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
-from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity
+from kube_client import KubeClient
+from kubeapi_harness import ApiServer, KubegapIdentity
 from kubegap_run import (
     REPO_ROOT,
     Report,

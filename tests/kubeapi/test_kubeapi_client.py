@@ -10,7 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 import gpu_objects as g
 import pytest
 import yaml
-from kubeapi_harness import ApiServer, KubeClient, KubegapIdentity, write_kubeconfig
+from kube_client import KubeClient
+from kubeapi_harness import ApiServer, KubegapIdentity, write_kubeconfig
 from kubegap_run import audit, check_statuses, coverage, kubegap_requests
 
 from incidents.audit.checks import ALL_CHECKS

@@ -9,14 +9,13 @@ records who did what.
 from __future__ import annotations
 
 import pytest
+from kube_client import KubeClient, iter_audit_requests
 from kubeapi_harness import (
     K8S_VERSION,
     KUBEGAP_USER,
     KUBEGAP_USER_TOKEN,
     ApiServer,
-    KubeClient,
     KubegapIdentity,
-    iter_audit_requests,
 )
 
 pytestmark = pytest.mark.apiserver

@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 from cluster_healthy import HEALTHY_ABSENT, HEALTHY_NODES, HEALTHY_NOT_APPLICABLE, build_healthy
-from kubeapi_harness import (
-    KUBEGAP_USER,
-    KUBEGAP_USER_TOKEN,
-    ApiServer,
-    KubeClient,
-    KubegapIdentity,
-    load_manifest,
-)
+from kube_client import KubeClient, load_manifest
+from kubeapi_harness import KUBEGAP_USER, KUBEGAP_USER_TOKEN, ApiServer, KubegapIdentity
 from kubegap_run import (
     Report,
     audit,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kubeapi_harness import KubeClient, load_manifest
+from kube_client import KubeClient, load_manifest
 
 pytestmark = pytest.mark.apiserver
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import gpu_objects as g
 import pytest
 from cluster_reset import SharedServer, etcd_items, served_groups
-from kubeapi_harness import KUBEGAP_USER, KUBEGAP_USER_TOKEN, ApiServer, KubeClient
+from kube_client import KubeClient
+from kubeapi_harness import KUBEGAP_USER, KUBEGAP_USER_TOKEN, ApiServer
 
 pytestmark = pytest.mark.apiserver
 
