@@ -210,7 +210,7 @@ class SharedServer:
                 admin = server.client(ADMIN_TOKEN)
                 self._running = (server, admin, record(server, admin))
             except BaseException:
-                server.stop()
+                server.stop(kill=True)
                 raise
         return self._running
 
@@ -239,4 +239,4 @@ class SharedServer:
             server, admin, _ = self._running
             self._running = None
             admin.close()
-            server.stop()
+            server.stop(kill=True)  # nothing in it is needed any more

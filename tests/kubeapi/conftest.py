@@ -43,10 +43,27 @@ def shared_apiserver(
 ) -> Iterator[SharedServer]:
     """The etcd + kube-apiserver of this process, started on first use, stopped at the end."""
     shared = SharedServer(kube_binaries, lambda: tmp_path_factory.mktemp("kubeapi"))
+    SHARED.append(shared)
     try:
         yield shared
     finally:
         shared.stop()
+        SHARED.remove(shared)
+
+
+SHARED: list[SharedServer] = []  # the process's server, for the hook below
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Stop the server once the process has no more tests for it (with tests/scheduling.py, when
+    the last kubeapi module is done; it is started again if one comes later)."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or nextitem.path.parent != item.path.parent:
+            for shared in SHARED:
+                shared.stop()
 
 
 @pytest.fixture(scope="module")

@@ -290,10 +290,11 @@ class ApiServer:
         # The self-signed serving certificate is written together with its CA.
         self.ca_pem = crt.read_bytes()
 
-    def stop(self) -> None:
+    def stop(self, kill: bool = False) -> None:
+        """Stop kube-apiserver, then etcd: gracefully (about 1 s), or at once with ``kill``."""
         for _name, proc, _log in reversed(self._procs):
             if proc.poll() is None:
-                proc.terminate()
+                proc.kill() if kill else proc.terminate()
                 try:
                     proc.wait(timeout=15)
                 except subprocess.TimeoutExpired:
