@@ -36,9 +36,14 @@ SERVER_MAINTAINED = ("/registry/masterleases/",)
 # Listed kinds that are not objects in etcd (componentstatuses probes the other control-plane
 # components; none run here).
 NOT_STORED = {"componentstatuses"}
-# The objects the server creates while starting; the baseline waits for them.
+# What the server writes while starting, some of it after /readyz answers (the bootstrap
+# controller's namespaces, service and endpoints); the baseline waits for all of it.
 BOOTSTRAP_KEYS = (
     "/registry/namespaces/default",
+    "/registry/services/endpoints/default/kubernetes",
+    "/registry/masterleases/127.0.0.1",
+    "/registry/priorityclasses/system-node-critical",
+    "/registry/flowschemas/catch-all",
     "/registry/namespaces/kube-system",
     "/registry/namespaces/kube-public",
     "/registry/namespaces/kube-node-lease",
@@ -134,7 +139,7 @@ def differences(server: ApiServer, admin: KubeClient, baseline: Baseline) -> lis
     """How the server differs from its baseline, in etcd and through the API (empty: none)."""
     found = []
     items = etcd_items(server.etcd_url)
-    extra = sorted(set(items) - set(baseline.items))
+    extra = _extra(items, baseline)
     if extra:
         found.append(f"etcd keys not in the baseline: {extra[:10]} ({len(extra)})")
     changed = sorted(
@@ -156,6 +161,12 @@ def differences(server: ApiServer, admin: KubeClient, baseline: Baseline) -> lis
     return found
 
 
+def _extra(items: dict[str, tuple[int, str]], baseline: Baseline) -> list[str]:
+    return sorted(
+        k for k in set(items) - set(baseline.items) if not k.startswith(SERVER_MAINTAINED)
+    )
+
+
 def _restorable(baseline: Baseline) -> list[str]:
     return [k for k in baseline.items if not k.startswith(SERVER_MAINTAINED)]
 
@@ -170,8 +181,7 @@ def reset(server: ApiServer, admin: KubeClient, baseline: Baseline, timeout: flo
     while True:
         items = etcd_items(server.etcd_url)
         ops = [
-            {"request_delete_range": {"key": _b64(key.encode())}}
-            for key in sorted(set(items) - set(baseline.items))
+            {"request_delete_range": {"key": _b64(key.encode())}} for key in _extra(items, baseline)
         ]
         ops += [
             {"request_put": {"key": _b64(key.encode()), "value": baseline.items[key][1]}}
