@@ -37,10 +37,9 @@ SERVER_MAINTAINED = ("/registry/masterleases/",)
 # components; none run here).
 NOT_STORED = {"componentstatuses"}
 # What the server writes while starting, some of it after /readyz answers (the bootstrap
-# controller's namespaces, service and endpoints); the baseline waits for all of it.
+# controller's namespaces and service, the master lease); the baseline waits for all of it.
 BOOTSTRAP_KEYS = (
     "/registry/namespaces/default",
-    "/registry/services/endpoints/default/kubernetes",
     "/registry/masterleases/127.0.0.1",
     "/registry/priorityclasses/system-node-critical",
     "/registry/flowschemas/catch-all",
