@@ -9,7 +9,7 @@ isolation:
   values, the API groups the server serves, and the names of every object of every kind it
   serves, as its watch cache lists them.
 - :func:`reset` deletes, straight in etcd (the v3 HTTP gateway), every key that is not in that
-  baseline, in one transaction, and writes back the bootstrap value of every baseline key a module
+  baseline, in transactions of up to 128 operations, and writes back the bootstrap value of every baseline key a module
   changed. Nothing goes through the API: no finalizers run, a namespace is gone at once (no
   namespace controller runs to finish its deletion), and a CRD goes with its custom resources.
 - It then waits until the API server agrees: the caches the authorizer, admission, discovery and
@@ -40,14 +40,14 @@ NOT_STORED = {"componentstatuses"}
 # controller's namespaces and service, the master lease); the baseline waits for all of it.
 BOOTSTRAP_KEYS = (
     "/registry/namespaces/default",
-    "/registry/masterleases/127.0.0.1",
-    "/registry/priorityclasses/system-node-critical",
-    "/registry/flowschemas/catch-all",
     "/registry/namespaces/kube-system",
     "/registry/namespaces/kube-public",
     "/registry/namespaces/kube-node-lease",
     "/registry/services/specs/default/kubernetes",
+    "/registry/masterleases/127.0.0.1",
     "/registry/clusterroles/cluster-admin",
+    "/registry/priorityclasses/system-node-critical",
+    "/registry/flowschemas/catch-all",
 )
 MAX_TXN_OPS = 128  # etcd's default --max-txn-ops
 
