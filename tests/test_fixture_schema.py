@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import yaml
-from jsonschema import Draft7Validator
 
 from incidents.models import (
     Bound,
@@ -44,6 +43,8 @@ def _library_files() -> list[Path]:
 
 @pytest.mark.parametrize("name", ["case", "vocabulary", "shared"])
 def test_the_schemas_are_valid_json_schemas(name: str) -> None:
+    from jsonschema import Draft7Validator  # here, not when every xdist worker collects
+
     Draft7Validator.check_schema(_schema(name))
 
 
