@@ -125,7 +125,7 @@ def test_search_cases_asks_the_library_api_when_reachable() -> None:
             self.wfile.write(body)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
     try:
         base = f"http://127.0.0.1:{httpd.server_address[1]}"
         rows = search_cases_data("ib links", 5, base)
