@@ -29,6 +29,7 @@ from incidents.services.case_fields import read_case_mapping
 from incidents.services.cost_fields import COST_KEYS
 from incidents.services.library_entries import CASE_KEYS, LibraryError
 from incidents.services.library_files import read_library
+from incidents.services.safe_yaml import safe_load
 from tests.conftest import REPO_ROOT
 from tests.fixture_schema import schema as _schema
 from tests.fixture_schema import schema_errors as _errors
@@ -62,7 +63,7 @@ def test_every_library_file_obeys_its_schema() -> None:
     problems = {
         str(path.relative_to(FIXTURES)): errors
         for path in _library_files()
-        if (errors := _errors(SCHEMA_OF[path.parent.name], yaml.safe_load(path.read_text())))
+        if (errors := _errors(SCHEMA_OF[path.parent.name], safe_load(path.read_text())))
     }
     assert problems == {}
 

@@ -104,6 +104,15 @@ def load_text(text: str) -> Any:
     return yaml.load(text, Loader=LibraryLoader)  # noqa: S506 - a SafeLoader subclass
 
 
+_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def safe_load(text: str) -> Any:
+    """`yaml.safe_load`, with libyaml's loader where PyYAML has it: for the project's own data
+    files (the evaluation set: a quarter of a second each time with PyYAML's, 25 ms with this)."""
+    return yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader
+
+
 def load_file(path: Path) -> Any:
     """Parse a library file; raises LibraryYamlError for a file too large, yaml.YAMLError else."""
     size = path.stat().st_size
