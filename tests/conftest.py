@@ -40,6 +40,7 @@ from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
+from tests.migrated_once import share_migrations
 
 DATA = Path(__file__).parent / "data"
 SMALL_LIBRARY = DATA / "library"
@@ -168,6 +169,16 @@ def _rewrite_migration_rows(sender: Any, using: str = "default", **kwargs: Any) 
 
 
 post_migrate.connect(_rewrite_migration_rows, dispatch_uid="tests.rewrite_migration_rows")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """pytest-django's, and under pytest-xdist on SQLite one process migrates the test
+    database for all (tests/migrated_once.py)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        share_migrations(tmp_path_factory.getbasetemp().parent)
 
 
 @pytest.fixture(autouse=True)
