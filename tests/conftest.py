@@ -22,7 +22,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
+from tests.lexicons import lexicons_kept_by_signature
 from tests.migrated_once import share_migrations
 
 DATA = Path(__file__).parent / "data"
@@ -179,6 +180,13 @@ def django_db_modify_db_settings(
     database for all (tests/migrated_once.py)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         share_migrations(tmp_path_factory.getbasetemp().parent)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _lexicons() -> Iterator[None]:
+    """The suggestion engine's lexicon of each library built once (tests/lexicons.py)."""
+    with lexicons_kept_by_signature():
+        yield
 
 
 @pytest.fixture(autouse=True)
