@@ -16,6 +16,7 @@ tests replay those statements (the same SQL and parameters, in the same order).
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import pickle
 import shutil
@@ -170,6 +171,16 @@ def _rewrite_migration_rows(sender: Any, using: str = "default", **kwargs: Any) 
 
 
 post_migrate.connect(_rewrite_migration_rows, dispatch_uid="tests.rewrite_migration_rows")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What is alive once the tests are collected (Django, the app, the test items) stays alive:
+    the garbage collector no longer walks it (`gc.freeze`), and runs a tenth as often. The
+    collector took about 15% of a process's CPU (the snapshots, lexicons and synthetic rows the
+    tests hold make every pass long); cyclic garbage is still collected, later."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
 
 
 @pytest.fixture(scope="session")
