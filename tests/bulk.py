@@ -18,22 +18,25 @@ from incidents.models import (
 )
 from incidents.services import refresh_implied_links
 from incidents.services.search_index import refresh_search_index
-from tests.factories import (
-    FIRST_DAY,
-    BreakdownFactory,
-    BreakdownRowFactory,
-    CaseFacetLinkFactory,
-    CaseFactory,
-    CaseRemediationFactory,
-    CostFigureFactory,
-    SourceFactory,
-)
 
 
 def add_cases(count: int, *, prefix: str = "bulk", start: int = 0) -> list[Case]:
     """Add `count` cases, each tagged with three values (leaves and parents), a source, a cost, a
     breakdown table of two rows mapped to a value, and a remediation, so that every kind of row a
     page reads grows with the number of cases."""
+    # factory_boy (and Faker, which it imports) on first use, not when every pytest-xdist
+    # worker imports this module to collect the tests that use it
+    from tests.factories import (
+        FIRST_DAY,
+        BreakdownFactory,
+        BreakdownRowFactory,
+        CaseFacetLinkFactory,
+        CaseFactory,
+        CaseRemediationFactory,
+        CostFigureFactory,
+        SourceFactory,
+    )
+
     values = list(FacetValue.objects.order_by("id"))
     remediation = Remediation.objects.order_by("id").first()
     cases = Case.objects.bulk_create(

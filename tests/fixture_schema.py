@@ -6,8 +6,6 @@ import datetime as dt
 import json
 from typing import Any
 
-from jsonschema import Draft7Validator
-
 from tests.conftest import REPO_ROOT
 
 SCHEMAS = REPO_ROOT / "fixtures" / "schema"
@@ -32,6 +30,8 @@ def as_json(value: Any) -> Any:
 
 def schema_errors(name: str, data: Any) -> list[str]:
     """Every way `data` breaks the schema, as "path: message" lines; empty when it obeys."""
+    from jsonschema import Draft7Validator  # here, not when every xdist worker collects
+
     validator = Draft7Validator(schema(name))
     return [
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}"

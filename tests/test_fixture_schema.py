@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import yaml
-from jsonschema import Draft7Validator
 
 from incidents.models import (
     Bound,
@@ -30,6 +29,7 @@ from incidents.services.case_fields import read_case_mapping
 from incidents.services.cost_fields import COST_KEYS
 from incidents.services.library_entries import CASE_KEYS, LibraryError
 from incidents.services.library_files import read_library
+from incidents.services.safe_yaml import safe_load
 from tests.conftest import REPO_ROOT
 from tests.fixture_schema import schema as _schema
 from tests.fixture_schema import schema_errors as _errors
@@ -44,6 +44,8 @@ def _library_files() -> list[Path]:
 
 @pytest.mark.parametrize("name", ["case", "vocabulary", "shared"])
 def test_the_schemas_are_valid_json_schemas(name: str) -> None:
+    from jsonschema import Draft7Validator  # here, not when every xdist worker collects
+
     Draft7Validator.check_schema(_schema(name))
 
 
@@ -61,7 +63,7 @@ def test_every_library_file_obeys_its_schema() -> None:
     problems = {
         str(path.relative_to(FIXTURES)): errors
         for path in _library_files()
-        if (errors := _errors(SCHEMA_OF[path.parent.name], yaml.safe_load(path.read_text())))
+        if (errors := _errors(SCHEMA_OF[path.parent.name], safe_load(path.read_text())))
     }
     assert problems == {}
 

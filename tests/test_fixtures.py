@@ -18,6 +18,7 @@ from incidents.models import Case, CaseFacetLink, FacetValue, KeyFigure
 from incidents.services import load_library
 from incidents.services.library_entries import SHARED_KINDS
 from incidents.services.library_files import read_library
+from incidents.services.safe_yaml import safe_load
 from tests.conftest import FIXTURES, REPO_ROOT
 
 SEED_CASE = "acme-seren-kalos-pretraining-failures"
@@ -92,7 +93,7 @@ def test_every_key_figure_cites_one_of_its_cases_sources(seeded_library: None) -
 
 def test_fixture_files_are_named_by_slug_and_list_a_primary_or_secondary_source() -> None:
     for path in sorted((FIXTURES / "cases").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text())
+        data = safe_load(path.read_text())
         assert data["sources"], path
         assert all(s["url"].startswith(("http://", "https://")) for s in data["sources"]), path
 

@@ -3,7 +3,6 @@ levels, focus rankings, and the column layout."""
 
 from __future__ import annotations
 
-import networkx as nx
 import pytest
 
 from incidents.graph import layout as graph_layout
@@ -50,6 +49,8 @@ def _overview(**kwargs: object):  # type: ignore[no-untyped-def]
 
 
 def test_projection_is_networkx_weighted_projection() -> None:
+    import networkx as nx  # here: every xdist worker collects this module, one runs this test
+
     links = _links()
     bipartite = nx.Graph()
     for case in links.case_ids:

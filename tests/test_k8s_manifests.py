@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import kubernetes_validate
 import pytest
 import yaml
 
@@ -41,19 +40,27 @@ def _pod_spec(doc: dict[str, Any]) -> dict[str, Any]:
     return doc["spec"]["template"]["spec"]
 
 
+def _validate(doc: dict[str, Any]) -> None:
+    import kubernetes_validate  # here, not when every pytest-xdist worker collects this module
+
+    kubernetes_validate.validate(doc, kubernetes_validate.latest_version(), strict=True)
+
+
 @pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: str(p.relative_to(K8S)))
 def test_each_manifest_is_valid_against_current_kubernetes_schemas(path: Path) -> None:
     docs = _docs(path)
     assert docs
     for doc in docs:
-        kubernetes_validate.validate(doc, kubernetes_validate.latest_version(), strict=True)
+        _validate(doc)
 
 
 def test_the_validator_refuses_a_broken_manifest() -> None:
     broken = _one("Deployment", "incident-library")
     broken["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"] = "http"
-    with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(broken, kubernetes_validate.latest_version(), strict=True)
+    from kubernetes_validate import ValidationError
+
+    with pytest.raises(ValidationError):
+        _validate(broken)
 
 
 def test_the_deployment_probes_the_health_endpoints_and_sets_resources() -> None:

@@ -16,8 +16,8 @@ from django.apps import apps
 from incidents.models import SearchIndex
 from incidents.services import LibraryError, load_library
 from incidents.services.case_submission import submit_case
-from incidents.services.safe_yaml import MAX_FILE_BYTES, load_file
-from tests.conftest import DATA, SMALL_LIBRARY
+from incidents.services.safe_yaml import MAX_FILE_BYTES, LibraryLoader, load_file, load_text
+from tests.conftest import DATA, FIXTURES, SMALL_LIBRARY
 from tests.server import REPO_ROOT, base_env
 
 CORPUS = DATA / "malformed"
@@ -51,6 +51,30 @@ def test_the_corpus_covers_every_kind_with_25_files_or_more() -> None:
     assert len(files) >= 25
     assert {item["kind"] for item in EXPECTED} == KINDS
     assert (CORPUS / "cases" / "over-one-mebibyte.yaml").stat().st_size > MAX_FILE_BYTES
+
+
+def _read(text: str, read: Any) -> Any:
+    try:
+        return read(text)
+    except yaml.YAMLError as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def test_libyamls_parser_reads_every_file_as_pyyamls_does() -> None:
+    """`load_text` reads with libyaml where it can, and falls back on PyYAML's own parser when
+    libyaml refuses: the same data for every library file, the same refusal for every corpus file
+    (PyYAML's words)."""
+    files = [*FIXTURES.rglob("*.yaml"), *SMALL_LIBRARY.rglob("*.yaml"), *CORPUS.rglob("*.yaml")]
+    assert len(files) > 100
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # refused before it is parsed, as one too large is
+        if len(text) > MAX_FILE_BYTES:
+            continue
+        python = _read(text, lambda t: yaml.load(t, Loader=LibraryLoader))  # noqa: S506
+        assert _read(text, load_text) == python, path
 
 
 @pytest.mark.parametrize("item", EXPECTED, ids=lambda item: item["file"])

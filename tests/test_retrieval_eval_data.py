@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from incidents.services.library_files import read_library
+from incidents.services.safe_yaml import safe_load
 from tests.conftest import DATA, REPO_ROOT
 
 EVAL_SET = DATA / "retrieval_eval.yaml"
@@ -184,8 +185,7 @@ def check_eval_set(
 
 @pytest.fixture(scope="module")
 def document() -> Any:
-    with EVAL_SET.open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return safe_load(EVAL_SET.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +221,7 @@ def test_the_check_reports_an_unknown_slug_and_a_missing_case(
     document: Any, library: tuple[dict[str, str | None], set[str]]
 ) -> None:
     values, cases = library
-    broken = yaml.safe_load(yaml.safe_dump(document))
+    broken = safe_load(yaml.safe_dump(document))
     first = broken["sentences"][0]
     first["values"].append("symptom:nccl-timeouts")
     first["cases"] = ["no-such-case"]
@@ -237,7 +237,7 @@ def test_the_check_reports_a_sentence_copied_into_the_other_half(
     document: Any, library: tuple[dict[str, str | None], set[str]]
 ) -> None:
     values, cases = library
-    broken = yaml.safe_load(yaml.safe_dump(document))
+    broken = safe_load(yaml.safe_dump(document))
     copied = dict(broken["sentences"][0], id="r99", split="report")
     broken["sentences"].append(copied)
     problems = check_eval_set(broken, values, cases)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from django.conf import settings
+
+from incidents.services.safe_yaml import safe_load
 
 HALVES = ("tune", "report")
 
@@ -32,8 +33,7 @@ def load_items(path: Path | None = None, *, half: str = "all") -> list[EvalItem]
     """The sentences of one half ("tune", "report") or of both ("all"), in file order."""
     if half not in (*HALVES, "all"):
         raise ValueError(f"half must be tune, report or all, not {half!r}")
-    with (path or default_path()).open(encoding="utf-8") as fh:
-        document = yaml.safe_load(fh)
+    document = safe_load((path or default_path()).read_text(encoding="utf-8"))
     return [
         EvalItem(
             id=str(s["id"]),

@@ -241,7 +241,11 @@ class FakeApiServer:
             self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
             scheme = "https"
         self.url = f"{scheme}://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # shutdown() waits for the loop to look at its flag: every 20 ms, not every 0.5 s (the
+        # default, a quarter of a second lost per server on average; there are about 25).
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     def __enter__(self) -> FakeApiServer:
         self.thread.start()

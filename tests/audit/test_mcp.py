@@ -1,4 +1,9 @@
-"""The MCP server, driven in-process with mcp 2.x's Client."""
+"""The MCP server, driven in-process with mcp 2.x's Client.
+
+mcp (and the server module, which imports it) is imported when a test runs, not when the module
+is collected: the import costs about half a second of CPU, and every pytest-xdist worker collects
+this module while only one runs it.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +11,32 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
-from mcp import Client
-
-from incidents.audit.mcp_server import (
-    ALLOWED_KUBECONFIGS_ENV,
-    allowed_kubeconfigs,
-    build_server,
-    kubeconfig_refusal,
-    search_cases_data,
-)
 
 from .conftest import FIXTURES
 from .fakeapi import FakeApiServer, FakeCluster
 
+if TYPE_CHECKING:
+    from mcp import Client
+
 UNREACHABLE = "http://127.0.0.1:9"
+
+
+def _client(target: Any) -> Client:
+    """mcp's Client on a server built here (or on stdio parameters)."""
+    from mcp import Client
+
+    from incidents.audit.mcp_server import build_server
+
+    return Client(build_server(target) if isinstance(target, str) else target)
 
 
 def _call(tool: str, args: dict[str, Any]) -> Any:
     async def go() -> Any:
-        async with Client(build_server(UNREACHABLE)) as client:
+        async with _client(UNREACHABLE) as client:
             result = await client.call_tool(tool, args)
             assert not result.is_error, result
             if result.structured_content is not None:
@@ -41,7 +49,7 @@ def _call(tool: str, args: dict[str, Any]) -> Any:
 
 def test_tools_are_listed() -> None:
     async def go() -> set[str]:
-        async with Client(build_server(UNREACHABLE)) as client:
+        async with _client(UNREACHABLE) as client:
             return {t.name for t in (await client.list_tools()).tools}
 
     assert anyio.run(go) == {"list_checks", "explain_check", "audit", "search_cases"}
@@ -82,6 +90,8 @@ def test_audit_runs_only_the_checks_named() -> None:
     ],
 )
 def test_search_cases_falls_back_to_bundled_cases(query: str, slug: str) -> None:
+    from incidents.audit.mcp_server import search_cases_data
+
     rows = search_cases_data(query, 5, UNREACHABLE)
     assert rows[0]["slug"] == slug and rows[0]["source"] == "bundled"
     via_tool = _call("search_cases", {"query": query, "limit": 3})
@@ -91,6 +101,8 @@ def test_search_cases_falls_back_to_bundled_cases(query: str, slug: str) -> None
 def test_search_cases_asks_the_library_api_when_reachable() -> None:
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from incidents.audit.mcp_server import search_cases_data
 
     seen: list[str] = []
 
@@ -113,7 +125,7 @@ def test_search_cases_asks_the_library_api_when_reachable() -> None:
             self.wfile.write(body)
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
     try:
         base = f"http://127.0.0.1:{httpd.server_address[1]}"
         rows = search_cases_data("ib links", 5, base)
@@ -146,7 +158,7 @@ def test_kubegap_mcp_serves_over_stdio() -> None:
     )
 
     async def go() -> tuple[set[str], Any, list[str]]:
-        async with Client(params) as client:
+        async with _client(params) as client:
             names = {t.name for t in (await client.list_tools()).tools}
             result = await client.call_tool("explain_check", {"check_id": "GPU-001"})
             errors = []
@@ -169,6 +181,12 @@ def test_audit_reads_only_default_or_allowed_kubeconfigs(
     gpu_cluster_objects: list[dict[str, Any]],
 ) -> None:
     """An agent may name a kubeconfig only among the user's defaults or the server's allow-list."""
+    from incidents.audit.mcp_server import (
+        ALLOWED_KUBECONFIGS_ENV,
+        allowed_kubeconfigs,
+        kubeconfig_refusal,
+    )
+
     default = tmp_path / "home" / ".kube" / "config"
     monkeypatch.delenv("KUBECONFIG", raising=False)
     monkeypatch.delenv(ALLOWED_KUBECONFIGS_ENV, raising=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -147,7 +148,9 @@ def _plugin(tmp_path: Path, tokens: list[str], expires: str | None) -> Path:
         + "}"
     )
     plugin.write_text(
-        "#!/usr/bin/env python3\nimport json, pathlib\n"
+        # This interpreter, without site-packages: `python3` on PATH may be a version manager's
+        # shim (pyenv's takes a tenth of a second of CPU before Python starts).
+        f"#!{sys.executable} -IS\nimport json, pathlib\n"
         f"state = pathlib.Path({str(state)!r}); n = int(state.read_text()); state.write_text(str(n + 1))\n"
         f"tokens = {tokens!r}\n"
         f"print(json.dumps({{'kind': 'ExecCredential', 'status': {status}}}))\n"
