@@ -28,8 +28,6 @@ from kubegap_run import (
     resource_name,
     verbs_by_resource,
 )
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from incidents.audit.cases import CASES
 from incidents.audit.checks import REGISTRY
@@ -224,6 +222,10 @@ def test_mcp_audit_tool_summarises_the_live_cluster(
 
     The identity's kubeconfig is not in a default location, so the server is started allowing it.
     """
+    # Imported here, not at collection: mcp costs every process about 0.5 s to import.
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "incidents.audit", "mcp", "--library-url", "http://127.0.0.1:9"]
