@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.bench.report import machine, table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZES = (1000, 10_000, 100_000)
@@ -311,61 +312,6 @@ def _popular_values(model: Any) -> dict[str, str]:
     return popular
 
 
-# --- the table ------------------------------------------------------------------------------
-
-
-def _fmt(value: float | None, unit: str = "") -> str:
-    if value is None:
-        return ""
-    if value < 1:  # a throughput row's CPU per request: tenths would hide the difference
-        return f"{value:.2f}{unit}"
-    return f"{value:,.1f}{unit}" if value < 100 else f"{value:,.0f}{unit}"
-
-
-def machine() -> str:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        cpu = platform.processor()
-    try:
-        import psycopg
-
-        url = _database_url(0).rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(url) as conn:
-            row = conn.execute("SHOW server_version").fetchone()
-            pg = f"PostgreSQL {row[0] if row else '?'}"
-    except Exception:  # noqa: BLE001 - the machine line must not stop the table
-        pg = "PostgreSQL ?"
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (
-        f"{cpu or 'unknown CPU'}, {os.cpu_count()} cores, {platform.system()} "
-        f"{platform.release()}, Python {platform.python_version()}, {pg}; "
-        f"load average at the end {load} (1, 5, 15 min)"
-    )
-
-
-def table(results: list[dict[str, Any]]) -> str:
-    lines = [
-        "| size | what | owner | p50 ms | p95 ms | floor ms | x floor | outside SQL ms"
-        " | CPU ms | queries | req/s | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for result in results:
-        for r in result["rows"]:
-            lines.append(
-                f"| {result['cases']:,} | {r['name']} | {r['owner']} | {_fmt(r['p50'])} "
-                f"| {_fmt(r['p95'])} | {_fmt(r['floor'])} | {_fmt(r['ratio'], 'x')} "
-                f"| {_fmt(r['outside_sql'])} | {_fmt(r['cpu'])} | {r['queries'] or ''} "
-                f"| {_fmt(r['per_second'])} "
-                f"| {r['note']} |"
-            )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("sizes", nargs="*", type=int, help="library sizes (cases)")
@@ -414,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         if result["built_s"]:
             print(f"  built in {result['built_s']:.0f} s", file=sys.stderr)
         results.append(result)
-    print(f"\nMachine: {machine()}\n")
+    print(f"\nMachine: {machine(_database_url(0))}\n")
     print(table(results))
     return 0
 

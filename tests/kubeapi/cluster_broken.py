@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import gpu_crds as crds
 import gpu_objects as g
 from gpu_cluster import (
     DCGM_LABELS,
@@ -27,7 +28,7 @@ def build_broken(admin: KubeClient) -> None:
     """Four GPU nodes with the gaps the library's cases describe, and no Prometheus Operator."""
     b = Builder(admin)
     b.namespaces("gpu-operator", "monitoring", "training", "research", "serving")
-    for crd in (g.PYTORCHJOB_CRD, g.CLUSTERPOLICY_CRD):
+    for crd in (crds.PYTORCHJOB_CRD, crds.CLUSTERPOLICY_CRD):
         b.create(crd)
     # gpu-b-0: fine. gpu-b-1: XID 79, one GPU gone from allocatable, still open to GPU pods.
     # gpu-b-2: NotReady, no NPD, no DCGM exporter, a training pod still bound to it.

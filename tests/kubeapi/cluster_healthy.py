@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import gpu_crds as crds
 import gpu_objects as g
 from gpu_cluster import (
     DCGM_LABELS,
@@ -40,14 +41,14 @@ def build_healthy(admin: KubeClient) -> None:
     b = Builder(admin)
     b.namespaces("gpu-operator", "monitoring", "training", "serving")
     for crd in (
-        g.PYTORCHJOB_CRD,
-        g.PROMETHEUSRULE_CRD,
-        g.SERVICEMONITOR_CRD,
-        g.PODMONITOR_CRD,
-        g.CLUSTERPOLICY_CRD,
-        g.TRAINJOB_CRD,
-        g.TRAININGRUNTIME_CRD,
-        g.CLUSTERTRAININGRUNTIME_CRD,
+        crds.PYTORCHJOB_CRD,
+        crds.PROMETHEUSRULE_CRD,
+        crds.SERVICEMONITOR_CRD,
+        crds.PODMONITOR_CRD,
+        crds.CLUSTERPOLICY_CRD,
+        crds.TRAINJOB_CRD,
+        crds.TRAININGRUNTIME_CRD,
+        crds.CLUSTERTRAININGRUNTIME_CRD,
     ):
         b.create(crd)
     gpu_nodes = ["gpu-h100-0", "gpu-h100-1"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import gpu_crds as crds
 import gpu_objects as g
 import pytest
 import yaml
@@ -61,7 +62,7 @@ def test_a_crd_served_only_at_an_unknown_version_is_not_absent(
     admin: KubeClient, kubegap_identity: KubegapIdentity, tmp_path: Path
 ) -> None:
     """JobSet installed at v1alpha1 only (kubegap reads v1alpha2): its checks cannot pass."""
-    crd = admin.create(g.crd("jobset.x-k8s.io", "JobSet", "jobsets", ("v1alpha1",)))
+    crd = admin.create(crds.crd("jobset.x-k8s.io", "JobSet", "jobsets", ("v1alpha1",)))
     try:
         admin.create(g.namespace("old-jobs"))
         admin.create(

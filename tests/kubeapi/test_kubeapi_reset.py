@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import gpu_crds as crds
 import gpu_objects as g
 import pytest
 from cluster_reset import SharedServer, etcd_items, served_groups
@@ -25,7 +26,7 @@ LEFT_BEHIND = [
     g.cpu_node("leak-cpu-0"),
     g.namespace("leak"),
     g.configmap("leak-config", "leak", {"k": "v"}),
-    g.CLUSTERPOLICY_CRD,
+    crds.CLUSTERPOLICY_CRD,
     g.cluster_policy(),
     {
         "apiVersion": "rbac.authorization.k8s.io/v1",
