@@ -8,8 +8,16 @@
   Django would then refuse synchronous database calls (the test database flush), so
   DJANGO_ALLOW_ASYNC_UNSAFE is set only while this package's browser is open, and the browser
   is closed (its loop stopped) at the end of this package, before other tests run.
-- Data must be committed for the server thread to see it: use
-  `@pytest.mark.django_db(transaction=True)`.
+- Data must be committed for the server thread to see it. A test that only reads needs no
+  mark: `small_library` and `seeded_library` give it the library committed once for the module's
+  read-only tests (shared_library.py; a test that wrote all the same fails), and its page opens
+  in a browser context the module's read-only tests share (cookies cleared after each). A test
+  that writes (a form saved, rows added, a login) is marked
+  `@pytest.mark.django_db(transaction=True)`: its own library, committed and flushed after it,
+  its own context, and caches emptied before it. In a module, tests run read-only first,
+  grouped by library, then those that write.
+- Wait for what a page does with `waits.settle(page)` (loaded, no request open, htmx settled),
+  not for quiet (`networkidle`) or a fixed time.
 - Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace).
 """
 
@@ -18,12 +26,24 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, Request, Route, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    Page,
+    Request,
+    Route,
+    expect,
+    sync_playwright,
+)
+
+from tests.browser import waits
+from tests.browser.shared_library import SharedLibrary
+from tests.conftest import FIXTURES, SMALL_LIBRARY, empty_caches
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -50,6 +70,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).is_relative_to(here):
             item.add_marker(pytest.mark.browser)
+    # In each module: the read-only tests grouped by the library they read (each library is
+    # then written once), then the tests that write. (Stable: otherwise in file order.)
+    start = 0
+    while start < len(items):
+        end = start
+        while end < len(items) and items[end].path == items[start].path:
+            end += 1
+        if Path(str(items[start].path)).is_relative_to(here):
+            items[start:end] = sorted(items[start:end], key=_order)
+        start = end
+
+
+def _order(item: pytest.Item) -> tuple[bool, bool]:
+    return _writes(item), "seeded_library" not in getattr(item, "fixturenames", ())
+
+
+def _writes(item: pytest.Item) -> bool:
+    """Whether the test is marked to write: `django_db(transaction=True)`."""
+    marker = item.get_closest_marker("django_db")
+    return marker is not None and bool(marker.kwargs.get("transaction"))
 
 
 @pytest.fixture(scope="package")
@@ -70,36 +110,149 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
+class _Module:
+    """What the read-only tests of one module share: the committed library and a browser
+    context for each of JavaScript on and off, opened on first use."""
+
+    def __init__(self, shared: SharedLibrary) -> None:
+        self.shared = shared
+        self.contexts: dict[bool, _Guarded] = {}
+
+    def release(self) -> None:
+        """Close the shared contexts (the server's threads end with their connections) and
+        flush the shared library: before a test that writes, and at the module's end."""
+        for guarded in self.contexts.values():
+            guarded.context.close()
+        self.contexts.clear()
+        _wait_for_open_requests()
+        self.shared.release()
+
+
+class _Guarded:
+    """A browser context that may talk to the live server only (the other requests aborted and
+    kept in `foreign`), and says where a refusal of the Content Security Policy came from."""
+
+    def __init__(self, browser: Browser, server_url: str, *, javascript: bool) -> None:
+        origin = urlsplit(server_url)
+        self.foreign: list[str] = []
+        self.context = browser.new_context(
+            viewport={"width": 1280, "height": 900},
+            java_script_enabled=javascript,
+            service_workers="block",
+        )
+
+        def guard(route: Route, req: Request) -> None:
+            url = urlsplit(req.url)
+            if (url.scheme, url.hostname, url.port) == (origin.scheme, origin.hostname, origin.port):
+                route.continue_()
+            else:
+                self.foreign.append(req.url)
+                route.abort()
+
+        self.context.route("**/*", guard)
+        # Say where a refusal of the Content Security Policy came from (file, line, element).
+        self.context.add_init_script(
+            "document.addEventListener('securitypolicyviolation', e => console.error("
+            "'Content Security Policy refused ' + e.violatedDirective + ' at ' + e.sourceFile + ':'"
+            " + e.lineNumber + ' on ' + (e.target && e.target.outerHTML ?"
+            " e.target.outerHTML.slice(0, 160) : e.target)))"
+        )
+
+
+@pytest.fixture(scope="session")
+def _shared_library() -> SharedLibrary:
+    return SharedLibrary()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module(_shared_library: SharedLibrary, django_db_blocker: Any) -> Iterator[_Module]:
+    module = _Module(_shared_library)
+    yield module
+    with django_db_blocker.unblock():
+        module.release()
+
+
 @pytest.fixture
-def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A fresh page that may talk to the live server only; failures are reported at teardown."""
-    origin = urlsplit(str(live_server.url))  # type: ignore[attr-defined]
-    foreign: list[str] = []
-    errors: list[str] = []
+def _read_only_db(
+    django_db_setup: None, django_db_blocker: Any, _shared_library: SharedLibrary
+) -> Iterator[None]:
+    """Database access without a transaction (the server sees the shared library committed);
+    at the end, the test fails if it changed that library."""
+    with django_db_blocker.unblock():
+        yield
+        changed = _shared_library.check_unchanged()
+    assert not changed, (
+        f"a test without django_db(transaction=True) wrote (table, before, after): {changed}"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _live_server_helper(request: pytest.FixtureRequest) -> Iterator[None]:
+    """pytest-django's helper of the same name, overridden here: it gives every test that uses
+    the live server a transactional database (flushed after it); here only the tests marked
+    `transaction=True` get one, the others read the shared library without a transaction."""
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("transactional_db" if _writes(request.node) else "_read_only_db")
+    live_server = request.getfixturevalue("live_server")
+    live_server._live_server_modified_settings.enable()
+    yield
+    live_server._live_server_modified_settings.disable()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache(request: pytest.FixtureRequest) -> None:
+    """tests/conftest.py's, for the tests that write; the read-only tests keep the server's
+    caches warm (emptied when the shared library is written)."""
+    if _writes(request.node):
+        empty_caches()
+
+
+def _library(request: pytest.FixtureRequest, path: Path) -> None:
+    write: Callable[[Path], None] = request.getfixturevalue("library_rows")
+    module: _Module = request.getfixturevalue("_module")
+    if _writes(request.node):
+        request.getfixturevalue("transactional_db")
+        module.release()  # the read-only tests' copy, then this test's own
+        write(path)
+    else:
+        request.getfixturevalue("_read_only_db")
+        module.shared.hold(path, write)
+
+
+@pytest.fixture
+def small_library(request: pytest.FixtureRequest) -> None:
+    """The three-case library of tests/data/library, committed (see the module's docstring)."""
+    _library(request, SMALL_LIBRARY)
+
+
+@pytest.fixture
+def seeded_library(request: pytest.FixtureRequest) -> None:
+    """The seeded library of fixtures/, committed (see the module's docstring)."""
+    _library(request, FIXTURES)
+
+
+@pytest.fixture
+def page(
+    browser: Browser, live_server: object, request: pytest.FixtureRequest, _module: _Module
+) -> Iterator[Page]:
+    """A fresh page that may talk to the live server only; failures are reported at teardown.
+    Its context is the test's own if it writes, else the one the module's read-only tests
+    share."""
     javascript = not request.node.get_closest_marker("no_javascript")
-    context = browser.new_context(
-        viewport={"width": 1280, "height": 900},
-        java_script_enabled=javascript,
-        service_workers="block",
-    )
-
-    def guard(route: Route, req: Request) -> None:
-        url = urlsplit(req.url)
-        if (url.scheme, url.hostname, url.port) == (origin.scheme, origin.hostname, origin.port):
-            route.continue_()
-        else:
-            foreign.append(req.url)
-            route.abort()
-
-    context.route("**/*", guard)
-    # Say where a refusal of the Content Security Policy came from (file, line, element).
-    context.add_init_script(
-        "document.addEventListener('securitypolicyviolation', e => console.error("
-        "'Content Security Policy refused ' + e.violatedDirective + ' at ' + e.sourceFile + ':' +"
-        " e.lineNumber + ' on ' + (e.target && e.target.outerHTML ? e.target.outerHTML.slice(0, 160)"
-        " : e.target)))"
-    )
-    opened = context.new_page()
+    url = str(live_server.url)  # type: ignore[attr-defined]
+    writes = _writes(request.node)
+    if writes:
+        guarded = _Guarded(browser, url, javascript=javascript)
+    else:
+        if javascript not in _module.contexts:
+            _module.contexts[javascript] = _Guarded(browser, url, javascript=javascript)
+        guarded = _module.contexts[javascript]
+    guarded.foreign.clear()
+    errors: list[str] = []
+    opened = guarded.context.new_page()
+    waits.track(opened)
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
     # The Content Security Policy is enforced on every page: anything it refuses fails the test.
     opened.on(
@@ -112,9 +265,13 @@ def page(browser: Browser, live_server: object, request: pytest.FixtureRequest) 
     )
     opened.set_default_timeout(TIMEOUT_MS)
     yield opened
-    context.close()
-    _wait_for_open_requests()
-    assert not foreign, f"requests to other origins than the test server: {foreign}"
+    if writes:
+        guarded.context.close()
+        _wait_for_open_requests()
+    else:
+        opened.close()
+        guarded.context.clear_cookies()
+    assert not guarded.foreign, f"requests to other origins than the test server: {guarded.foreign}"
     assert not errors, f"JavaScript errors on the page: {errors}"
 
 

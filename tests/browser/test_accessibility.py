@@ -7,7 +7,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.django_db(transaction=True)
 
 # WCAG 2 contrast ratio of an element's text against the first opaque background behind it.
 CONTRAST_JS = """

@@ -15,7 +15,6 @@ from playwright.sync_api import Page, expect
 from incidents.models import Case
 from tests.bulk import add_cases
 
-pytestmark = pytest.mark.django_db(transaction=True)
 ACME = "acme-seren-kalos-pretraining-failures"
 
 # Every text drawn in an SVG: its on-screen box and font size (after any scaling of the SVG).
@@ -91,6 +90,7 @@ def test_overview_of_the_seeded_library_is_readable(
     page.screenshot(path=str(screenshot_dir / "graph-overview-seeded-full.png"), full_page=True)
 
 
+@pytest.mark.django_db(transaction=True)  # adds cases
 def test_overview_of_1000_cases_is_readable(
     page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
 ) -> None:

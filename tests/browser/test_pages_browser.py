@@ -13,7 +13,6 @@ from playwright.sync_api import Page, expect
 
 from incidents.models import Case
 
-pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _url(live_server: object, path: str) -> str:
@@ -102,6 +101,7 @@ def _submit_flow(page: Page, live_server: object) -> None:
     expect(page.locator("#similar-heading + ul")).to_contain_text("A leaking data loader stalls")
 
 
+@pytest.mark.django_db(transaction=True)  # logs in, saves a case
 def test_submit_form_prefills_suggestions_and_saves(
     page: Page,
     live_server: object,
@@ -115,6 +115,7 @@ def test_submit_form_prefills_suggestions_and_saves(
     assert Case.objects.filter(slug="a-leaking-dataloader-times-out-nccl-again").exists()
 
 
+@pytest.mark.django_db(transaction=True)  # logs in, saves a case
 @pytest.mark.no_javascript
 def test_submit_form_works_without_javascript(
     page: Page, live_server: object, small_library: None, django_user_model: Any
