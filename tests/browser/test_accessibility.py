@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Page, expect
-
 
 # WCAG 2 contrast ratio of an element's text against the first opaque background behind it.
 CONTRAST_JS = """

@@ -9,7 +9,6 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.waits import settle
 
-
 PAGES = [
     "/",
     "/cases/leaky-loader/",

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-
 SENTENCE = "our nccl timeouts came from a leaking data loader"
 
 

@@ -14,7 +14,6 @@ from playwright.sync_api import Page, expect
 from incidents.models import Case
 
 
-
 def _url(live_server: object, path: str) -> str:
     return f"{live_server.url}{path}"  # type: ignore[attr-defined]
 
