@@ -50,6 +50,7 @@ ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # A loaded CI machine (two cores, two databases) can be slow to swap; waits are generous.
 TIMEOUT_MS = 15_000
+VIEWPORT = {"width": 1280, "height": 900}
 expect.set_options(timeout=TIMEOUT_MS)
 
 LAUNCH_ARGS = [
@@ -111,7 +112,7 @@ def browser(live_server: object) -> Iterator[Browser]:
         with sync_playwright() as playwright:
             launched = playwright.chromium.launch(
                 executable_path=str(CHROMIUM),
-                args=LAUNCH_ARGS + os.environ.get("XARGS", "").split(),
+                args=LAUNCH_ARGS,
                 headless=True,
                 proxy={
                     "server": f"http://127.0.0.1:{nowhere.getsockname()[1]}",
@@ -141,17 +142,19 @@ class _Module:
 
 
 class _Guarded:
-    """A browser context that may talk to the live server only (the other requests aborted and
-    kept in `foreign`), and says where a refusal of the Content Security Policy came from."""
+    """A browser context that may talk to the live server only (the other requests refused and
+    kept in `foreign`), says where a refusal of the Content Security Policy came from, and keeps
+    in `errors` what its page reported (JavaScript errors, refusals of the policy)."""
 
     def __init__(self, browser: Browser, server_url: str, *, javascript: bool) -> None:
         origin = urlsplit(server_url)
         server = (origin.scheme, origin.hostname, origin.port)
+        self.javascript = javascript
         self.foreign: list[str] = []
+        self.errors: list[str] = []
+        self.opened: Page | None = None
         self.context = browser.new_context(
-            viewport={"width": 1280, "height": 900},
-            java_script_enabled=javascript,
-            service_workers="block",
+            viewport=VIEWPORT, java_script_enabled=javascript, service_workers="block"
         )
 
         def guard(req: Request) -> None:
@@ -168,6 +171,39 @@ class _Guarded:
             " + e.lineNumber + ' on ' + (e.target && e.target.outerHTML ?"
             " e.target.outerHTML.slice(0, 160) : e.target)))"
         )
+
+    def page(self) -> Page:
+        """The context's page, opened on first use."""
+        if self.opened is None:
+            self.opened = self.context.new_page()
+            waits.track(self.opened)
+            self.opened.on("pageerror", lambda exc: self.errors.append(str(exc)))
+            # The Content Security Policy is enforced on every page: anything it refuses fails
+            # the test.
+            self.opened.on(
+                "console",
+                lambda message: (
+                    self.errors.append(f"{message.text} at {message.location}")
+                    if "Content Security Policy" in message.text
+                    else None
+                ),
+            )
+            self.opened.set_default_timeout(TIMEOUT_MS)
+        return self.opened
+
+    def reset(self) -> None:
+        """Make the page as a new one for the next test: the default viewport, the pointer in
+        the corner (no hover left over), no cookies, no stored data (htmx keeps its history
+        there), nothing reported yet."""
+        opened = self.page()
+        if opened.viewport_size != VIEWPORT:
+            opened.set_viewport_size(VIEWPORT)
+        opened.mouse.move(0, 0)
+        self.context.clear_cookies()
+        if self.javascript and opened.url.startswith("http"):
+            opened.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        self.foreign.clear()
+        self.errors.clear()
 
 
 @pytest.fixture(scope="session")
@@ -248,9 +284,9 @@ def seeded_library(request: pytest.FixtureRequest) -> None:
 def page(
     browser: Browser, live_server: object, request: pytest.FixtureRequest, _module: _Module
 ) -> Iterator[Page]:
-    """A fresh page that may talk to the live server only; failures are reported at teardown.
-    Its context is the test's own if it writes, else the one the module's read-only tests
-    share."""
+    """A page that may talk to the live server only; failures are reported at teardown. A new
+    page in a context of its own for a test that writes; for a read-only test, the page its
+    module's read-only tests share, reset as new (`_Guarded.reset`)."""
     javascript = not request.node.get_closest_marker("no_javascript")
     url = str(live_server.url)  # type: ignore[attr-defined]
     writes = _writes(request.node)
@@ -260,30 +296,17 @@ def page(
         if javascript not in _module.contexts:
             _module.contexts[javascript] = _Guarded(browser, url, javascript=javascript)
         guarded = _module.contexts[javascript]
-    guarded.foreign.clear()
-    errors: list[str] = []
-    opened = guarded.context.new_page()
-    waits.track(opened)
-    opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    # The Content Security Policy is enforced on every page: anything it refuses fails the test.
-    opened.on(
-        "console",
-        lambda message: (
-            errors.append(f"{message.text} at {message.location}")
-            if "Content Security Policy" in message.text
-            else None
-        ),
-    )
-    opened.set_default_timeout(TIMEOUT_MS)
+        guarded.reset()
+    opened = guarded.page()
     yield opened
     if writes:
         guarded.context.close()
         _wait_for_open_requests()
     else:
-        opened.close()
-        guarded.context.clear_cookies()
+        # What the page still loads is this test's: let it end before the next one starts.
+        waits.settle(opened, javascript=guarded.javascript)
     assert not guarded.foreign, f"requests to other origins than the test server: {guarded.foreign}"
-    assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not guarded.errors, f"JavaScript errors on the page: {guarded.errors}"
 
 
 def _wait_for_open_requests(timeout: float = 10.0) -> None:

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, Request
 
 _open: WeakKeyDictionary[Page, set[Request]] = WeakKeyDictionary()
 
-HTMX_BUSY = """() => !window.htmx ||
+HTMX_IDLE = """() => !window.htmx ||
   !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"""
 NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
 
@@ -31,8 +31,11 @@ def track(page: Page) -> None:
     page.on("requestfailed", lambda request: requests.discard(request))
 
 
-def settle(page: Page, timeout_s: float = 15, poll_ms: float = 10) -> None:
-    """Wait until `page` loaded, has no request open and htmx has settled its swaps."""
+def settle(
+    page: Page, *, javascript: bool = True, timeout_s: float = 15, poll_ms: float = 10
+) -> None:
+    """Wait until `page` loaded, has no request open and (with JavaScript) htmx has settled its
+    swaps and a frame was drawn."""
     deadline = time.monotonic() + timeout_s
     page.wait_for_load_state("load")
     requests = _open[page]
@@ -40,7 +43,9 @@ def settle(page: Page, timeout_s: float = 15, poll_ms: float = 10) -> None:
         while requests:
             assert time.monotonic() < deadline, f"still open: {[r.url for r in requests]}"
             page.wait_for_timeout(poll_ms)  # lets Playwright deliver the requests' events
-        page.wait_for_function(HTMX_BUSY, polling="raf")
+        if not javascript:
+            return
+        page.wait_for_function(HTMX_IDLE, polling="raf")
         page.evaluate(NEXT_FRAME)
         if not requests:
             return
