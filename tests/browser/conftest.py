@@ -18,7 +18,8 @@
   grouped by library, then those that write.
 - Wait for what a page does with `waits.settle(page)` (loaded, no request open, htmx settled),
   not for quiet (`networkidle`) or a fixed time.
-- Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace).
+- Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace): those a test is
+  about always, the others (`screenshot`) when BROWSER_SCREENSHOTS is set.
 """
 
 from __future__ import annotations
@@ -321,8 +322,22 @@ def _wait_for_open_requests(timeout: float = 10.0) -> None:
 
 @pytest.fixture
 def screenshot_dir() -> Path:
+    """test-artifacts/, for a test about screenshots."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def screenshot(screenshot_dir: Path) -> Callable[..., None]:
+    """`screenshot(page, name, **options)`: a picture of the page for a reader to look at, in
+    test-artifacts/, when BROWSER_SCREENSHOTS is set (CI may set it). The test checks no picture,
+    and each costs the browser a rendering and an encoding (the full-page ones most)."""
+
+    def take(page: Page, name: str, **options: Any) -> None:
+        if os.environ.get("BROWSER_SCREENSHOTS"):
+            page.screenshot(path=str(screenshot_dir / name), **options)
+
+    return take
 
 
 def pytest_configure(config: pytest.Config) -> None:
