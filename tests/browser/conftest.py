@@ -37,7 +37,9 @@ import pytest
 from playwright.sync_api import (
     Browser,
     Page,
+    ProxySettings,
     Request,
+    ViewportSize,
     expect,
     sync_playwright,
 )
@@ -51,7 +53,7 @@ ARTIFACTS = REPO_ROOT / "test-artifacts"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 # A loaded CI machine (two cores, two databases) can be slow to swap; waits are generous.
 TIMEOUT_MS = 15_000
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
 expect.set_options(timeout=TIMEOUT_MS)
 
 LAUNCH_ARGS = [
@@ -115,10 +117,10 @@ def browser(live_server: object) -> Iterator[Browser]:
                 executable_path=str(CHROMIUM),
                 args=LAUNCH_ARGS,
                 headless=True,
-                proxy={
-                    "server": f"http://127.0.0.1:{nowhere.getsockname()[1]}",
-                    "bypass": f"<-loopback>,{urlsplit(str(live_server.url)).netloc}",  # type: ignore[attr-defined]
-                },
+                proxy=ProxySettings(
+                    server=f"http://127.0.0.1:{nowhere.getsockname()[1]}",
+                    bypass=f"<-loopback>,{urlsplit(str(live_server.url)).netloc}",  # type: ignore[attr-defined]
+                ),
             )
             yield launched
             launched.close()
