@@ -30,11 +30,14 @@ from tests.conftest import empty_caches
 Counts = tuple[Any, ...]
 
 
-def _row_counts() -> Counts:
-    """Every table's row count and the library version, in one query."""
-    tables = sorted(
+def _tables() -> list[str]:
+    return sorted(
         set(connection.introspection.django_table_names(only_existing=True)) | {SEARCH_INDEX_TABLE}
     )
+
+
+def _row_counts(tables: list[str]) -> Counts:
+    """Each table's row count and the library version, in one query."""
     quote = connection.ops.quote_name
     counts = ", ".join(f"(SELECT COUNT(*) FROM {quote(table)})" for table in tables)
     state = quote(LibraryState._meta.db_table)
@@ -49,6 +52,7 @@ class SharedLibrary:
 
     def __init__(self) -> None:
         self.path: Path | None = None
+        self.tables: list[str] = []
         self.counts: Counts = ()
         # A flush (a transactional test's end, or `release`) empties every table and sends
         # post_migrate: whatever was committed is gone.
@@ -69,14 +73,15 @@ class SharedLibrary:
         # server's caches, keyed on the version, would answer with its pages.
         empty_caches()
         self.path = path
-        self.counts = _row_counts()
+        self.tables = self.tables or _tables()
+        self.counts = _row_counts(self.tables)
 
     def check_unchanged(self) -> list[tuple[str, Any, Any]]:
         """What a read-only test changed in the shared library (empty if nothing); a change
         flushes the copy so that the next test starts from the library as loaded."""
         if self.path is None:
             return []
-        now = _row_counts()
+        now = _row_counts(self.tables)
         changed = [
             (name, before, after)
             for (name, before), (_, after) in zip(self.counts, now, strict=True)
