@@ -43,6 +43,7 @@ from playwright.sync_api import (
     expect,
     sync_playwright,
 )
+from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser import waits
 from tests.browser.shared_library import SharedLibrary
@@ -198,15 +199,22 @@ class _Guarded:
         """Make the page as a new one for the next test: the default viewport, the pointer in
         the corner (no hover left over), no cookies, no stored data (htmx keeps its history
         there), nothing reported yet."""
-        opened = self.page()
+        self.context.clear_cookies()
+        try:
+            self._reset_page(self.page())
+        except PlaywrightError:  # left in a state of its own by a failed test: a new page
+            self.page().close()
+            self.opened = None
+            self.page()
+        self.foreign.clear()
+        self.errors.clear()
+
+    def _reset_page(self, opened: Page) -> None:
         if opened.viewport_size != VIEWPORT:
             opened.set_viewport_size(VIEWPORT)
         opened.mouse.move(0, 0)
-        self.context.clear_cookies()
         if self.javascript and opened.url.startswith("http"):
             opened.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-        self.foreign.clear()
-        self.errors.clear()
 
 
 @pytest.fixture(scope="session")
@@ -244,7 +252,12 @@ def _live_server_helper(request: pytest.FixtureRequest) -> Iterator[None]:
     if "live_server" not in request.fixturenames:
         yield
         return
-    request.getfixturevalue("transactional_db" if _writes(request.node) else "_read_only_db")
+    if _writes(request.node):
+        request.getfixturevalue("transactional_db")
+        # The read-only tests' library and contexts go first: this test writes its own rows.
+        request.getfixturevalue("_module").release()
+    else:
+        request.getfixturevalue("_read_only_db")
     live_server = request.getfixturevalue("live_server")
     live_server._live_server_modified_settings.enable()
     yield
@@ -261,14 +274,12 @@ def _empty_cache(request: pytest.FixtureRequest) -> None:
 
 def _library(request: pytest.FixtureRequest, path: Path) -> None:
     write: Callable[[Path], None] = request.getfixturevalue("library_rows")
-    module: _Module = request.getfixturevalue("_module")
     if _writes(request.node):
         request.getfixturevalue("transactional_db")
-        module.release()  # the read-only tests' copy, then this test's own
-        write(path)
+        write(path)  # this test's own (the shared copy was flushed: `_live_server_helper`)
     else:
         request.getfixturevalue("_read_only_db")
-        module.shared.hold(path, write)
+        request.getfixturevalue("_module").shared.hold(path, write)
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@
 `load` event (its styles and scripts, the library page's lazy graph panel, the API docs' schema),
 so the condition is known: the page loaded, no request it made still open, and htmx done
 swapping and settling what came back (a swap can ask for more: the loop looks again). Then one
-frame and one task more, for the browser to report what the swapped content did (a refusal of
-the Content Security Policy is reported as an event queued by then).
+task more, for the browser to report what the swapped content did (a refusal of the Content
+Security Policy is reported as an event queued by then).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _open: WeakKeyDictionary[Page, set[Request]] = WeakKeyDictionary()
 
 HTMX_IDLE = """() => !window.htmx ||
   !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')"""
-NEXT_FRAME = "() => new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)))"
+NEXT_TASK = "() => new Promise(done => setTimeout(done, 0))"
 
 
 def track(page: Page) -> None:
@@ -35,7 +35,7 @@ def settle(
     page: Page, *, javascript: bool = True, timeout_s: float = 15, poll_ms: float = 10
 ) -> None:
     """Wait until `page` loaded, has no request open and (with JavaScript) htmx has settled its
-    swaps and a frame was drawn."""
+    swaps."""
     deadline = time.monotonic() + timeout_s
     page.wait_for_load_state("load")
     requests = _open[page]
@@ -45,7 +45,8 @@ def settle(
             page.wait_for_timeout(poll_ms)  # lets Playwright deliver the requests' events
         if not javascript:
             return
-        page.wait_for_function(HTMX_IDLE, polling="raf")
-        page.evaluate(NEXT_FRAME)
+        # (Polled by time, not by frame: a page restored by Back may draw no frame for a while.)
+        page.wait_for_function(HTMX_IDLE, polling=poll_ms)
+        page.evaluate(NEXT_TASK)
         if not requests:
             return
