@@ -10,8 +10,9 @@
   is closed (its loop stopped) at the end of this package, before other tests run.
 - Data must be committed for the server thread to see it. A test that only reads needs no
   mark: `small_library` and `seeded_library` give it the library committed once for the module's
-  read-only tests (shared_library.py; a test that wrote all the same fails), and its page opens
-  in a browser context the module's read-only tests share (cookies cleared after each). A test
+  read-only tests (shared_library.py; a test that wrote all the same fails), and the page the
+  module's read-only tests share (one per JavaScript on or off; viewport, pointer, cookies and
+  stored data reset before each, what it still loads settled after each). A test
   that writes (a form saved, rows added, a login) is marked
   `@pytest.mark.django_db(transaction=True)`: its own library, committed and flushed after it,
   its own context, and caches emptied before it. In a module, tests run read-only first,
@@ -129,7 +130,7 @@ def browser(live_server: object) -> Iterator[Browser]:
 
 class _Module:
     """What the read-only tests of one module share: the committed library and a browser
-    context for each of JavaScript on and off, opened on first use."""
+    context (with its page) for each of JavaScript on and off, opened on first use."""
 
     def __init__(self, shared: SharedLibrary) -> None:
         self.shared = shared
