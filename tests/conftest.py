@@ -206,9 +206,15 @@ def _empty_cache() -> None:
     """Every test starts with an empty cache: tests roll back, so a version number comes back
     with other rows in another test (in production it only grows). The libraries are restored
     without a bump, so that the first write of a test (bumping once per transaction, and a test
-    is one transaction) still changes the version."""
+    is one transaction) still changes the version. (The browser tests that only read share
+    one committed library and keep the caches warm between them: tests/browser/conftest.py.)"""
+    empty_caches()
+
+
+def empty_caches() -> None:
+    """Empty the cache and this process's facet index (which, likewise, keys on the version)."""
     cache.clear()
-    facet_index.forget()  # each process's facet index, likewise
+    facet_index.forget()
 
 
 def _shared_snapshot(path: Path, folder: Path, take: Callable[[], Snapshot]) -> Snapshot:

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Page, expect
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 # WCAG 2 contrast ratio of an element's text against the first opaque background behind it.
 CONTRAST_JS = """

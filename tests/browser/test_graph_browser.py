@@ -6,7 +6,7 @@ timeouts elsewhere, and the library page's lazy panel. Screenshots go to test-ar
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,7 +15,6 @@ from playwright.sync_api import Page, expect
 from incidents.models import Case
 from tests.bulk import add_cases
 
-pytestmark = pytest.mark.django_db(transaction=True)
 ACME = "acme-seren-kalos-pretraining-failures"
 
 # Every text drawn in an SVG: its on-screen box and font size (after any scaling of the SVG).
@@ -78,33 +77,34 @@ def assert_readable(page: Page, svg_selector: str, *, most_nodes: int) -> int:
 
 
 def test_overview_of_the_seeded_library_is_readable(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(_url(live_server, "/graph/"))
     expect(page.locator("h1")).to_have_text(f"What {Case.objects.count()} cases share")
     page.locator("#graph-svg").scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshot_dir / "graph-overview-seeded-1400x1000.png"))
+    screenshot(page, "graph-overview-seeded-1400x1000.png")
     drawn = assert_readable(page, "#graph-svg", most_nodes=60)
     assert drawn >= 40  # the seeded library has more than 60 candidates: the budget is used
     expect(page.locator(".legend li")).to_have_count(6)  # five kinds and the size note
-    page.screenshot(path=str(screenshot_dir / "graph-overview-seeded-full.png"), full_page=True)
+    screenshot(page, "graph-overview-seeded-full.png", full_page=True)
 
 
+@pytest.mark.django_db(transaction=True)  # adds cases
 def test_overview_of_1000_cases_is_readable(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     add_cases(1000 - Case.objects.count())
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(_url(live_server, "/graph/"))
     expect(page.locator("h1")).to_have_text("What 1000 cases share")
     page.locator("#graph-svg").scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshot_dir / "graph-overview-1000-1400x1000.png"))
+    screenshot(page, "graph-overview-1000-1400x1000.png")
     assert assert_readable(page, "#graph-svg", most_nodes=60) >= 40
 
 
 def test_focus_views_are_readable(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
     for name, path in {
@@ -114,12 +114,12 @@ def test_focus_views_are_readable(
     }.items():
         page.goto(_url(live_server, path))
         page.locator("#graph-svg").scroll_into_view_if_needed()
-        page.screenshot(path=str(screenshot_dir / f"graph-focus-{name}-1400x1000.png"))
+        screenshot(page, f"graph-focus-{name}-1400x1000.png")
         assert_readable(page, "#graph-svg", most_nodes=61)
 
 
 def test_from_the_acme_case_two_clicks_reach_what_fixed_nccl_timeouts_elsewhere(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(_url(live_server, f"/cases/{ACME}/"))
@@ -130,7 +130,7 @@ def test_from_the_acme_case_two_clicks_reach_what_fixed_nccl_timeouts_elsewhere(
     remediations = page.locator("#graph-svg a.node-remediation")
     expect(remediations.first).to_be_visible()
     assert remediations.count() >= 5
-    page.screenshot(path=str(screenshot_dir / "graph-what-fixed-nccl-timeout-elsewhere.png"))
+    screenshot(page, "graph-what-fixed-nccl-timeout-elsewhere.png")
 
 
 def test_nodes_are_links_reached_by_keyboard_and_highlight_their_links(
@@ -167,7 +167,7 @@ def test_chips_remove_filters_and_keep_the_focus(
 
 
 def test_the_library_page_loads_its_graph_panel_after_the_list(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(_url(live_server, "/?symptom=nccl-timeout"))
@@ -178,7 +178,7 @@ def test_the_library_page_loads_its_graph_panel_after_the_list(
     panel.scroll_into_view_if_needed()
     # caret="initial": Playwright would otherwise leave style="" on the focused search box, which
     # htmx then copies onto the box it swaps in, an inline style the CSP refuses.
-    page.screenshot(path=str(screenshot_dir / "graph-panel-library.png"), caret="initial")
+    screenshot(page, "graph-panel-library.png", caret="initial")
     assert_readable(page, "#graph-panel svg", most_nodes=24)
     # A filter applied on the library page (an htmx swap) reloads the panel for it.
     page.locator(".applied a.chip", has_text="NCCL timeout").click()

@@ -8,8 +8,6 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
 SENTENCE = "our nccl timeouts came from a leaking data loader"
 
 

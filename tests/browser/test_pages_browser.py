@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,8 +12,6 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from incidents.models import Case
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _url(live_server: object, path: str) -> str:
@@ -37,7 +35,7 @@ def _log_in_editor(page: Page, live_server: object, django_user_model: Any) -> N
 
 
 def test_cost_view_shows_the_lesson_above_the_fold_from_data(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     """With no filters, a category rare by count and dominant by cost (Acme's infrastructure
     failures) is in the first screen at 1400x1000, from the data, with its source."""
@@ -50,7 +48,7 @@ def test_cost_view_shows_the_lesson_above_the_fold_from_data(
     expect(headline.locator(".hl-cost")).to_have_text("more than 82%")
     source = headline.get_by_role("link", name=re.compile("arXiv 2403.07648"))
     expect(source).to_have_attribute("href", "https://arxiv.org/abs/2403.07648")
-    page.screenshot(path=str(screenshot_dir / "cost-view-1400x1000.png"))
+    screenshot(page, "cost-view-1400x1000.png")
     box = headline.bounding_box()
     assert box is not None
     assert box["y"] >= 0 and box["y"] + box["height"] <= 1000, box  # above the fold
@@ -60,11 +58,11 @@ def test_cost_view_shows_the_lesson_above_the_fold_from_data(
     expect(panel.locator("svg g.called-out text.chart-label")).to_contain_text("Infrastructure")
     row = panel.get_by_role("table").get_by_role("row", name=re.compile("Infrastructure"))
     expect(row.get_by_role("cell").nth(1)).to_have_text("> 82%")
-    page.screenshot(path=str(screenshot_dir / "cost-view-full.png"), full_page=True)
+    screenshot(page, "cost-view-full.png", full_page=True)
 
 
 def test_cost_view_reads_on_a_narrow_screen(
-    page: Page, live_server: object, seeded_library: None, screenshot_dir: Path
+    page: Page, live_server: object, seeded_library: None, screenshot: Callable[..., None]
 ) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(_url(live_server, "/cost/?organisation=shanghai-ai-laboratory"))
@@ -75,7 +73,7 @@ def test_cost_view_reads_on_a_narrow_screen(
     expect(table).to_be_visible()
     size = "parseFloat(getComputedStyle(document.querySelector('.share-table td')).fontSize)"
     assert page.evaluate(size) >= 12
-    page.screenshot(path=str(screenshot_dir / "cost-view-390.png"), full_page=True)
+    screenshot(page, "cost-view-390.png", full_page=True)
 
 
 def _submit_flow(page: Page, live_server: object) -> None:
@@ -102,19 +100,21 @@ def _submit_flow(page: Page, live_server: object) -> None:
     expect(page.locator("#similar-heading + ul")).to_contain_text("A leaking data loader stalls")
 
 
+@pytest.mark.django_db(transaction=True)  # logs in, saves a case
 def test_submit_form_prefills_suggestions_and_saves(
     page: Page,
     live_server: object,
     small_library: None,
     django_user_model: Any,
-    screenshot_dir: Path,
+    screenshot: Callable[..., None],
 ) -> None:
     _log_in_editor(page, live_server, django_user_model)
     _submit_flow(page, live_server)
-    page.screenshot(path=str(screenshot_dir / "submitted-case-page.png"), full_page=True)
+    screenshot(page, "submitted-case-page.png", full_page=True)
     assert Case.objects.filter(slug="a-leaking-dataloader-times-out-nccl-again").exists()
 
 
+@pytest.mark.django_db(transaction=True)  # logs in, saves a case
 @pytest.mark.no_javascript
 def test_submit_form_works_without_javascript(
     page: Page, live_server: object, small_library: None, django_user_model: Any
