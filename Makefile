@@ -6,8 +6,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database, live
-# server, browser and API servers; a test module stays on one process (its module fixtures are
-# made once). One process more than the two cores pays (the API-server and browser tests mostly
+# server and browser; a test module stays on one process (its module fixtures are made once), and
+# the kubeapi modules all go to one process, first, sharing one API server (tests/scheduling.py). One process more than the two cores pays (the API-server and browser tests mostly
 # wait); a fourth cost about 10 s more CPU (its own start, collection and first loads) and was no
 # faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
 TEST_WORKERS ?= 3
