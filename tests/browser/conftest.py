@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.db import connections
 from playwright.sync_api import (
     Browser,
     Page,
@@ -229,6 +230,10 @@ def _module(_shared_library: SharedLibrary, django_db_blocker: Any) -> Iterator[
     yield module
     with django_db_blocker.unblock():
         module.release()
+        # The connections this module's tests opened are kept where Playwright's greenlets left
+        # them (Django keeps a connection per context): closed here, or the test database could
+        # not be dropped at the end of the run ("being accessed by other users", PostgreSQL).
+        connections.close_all()
 
 
 @pytest.fixture
