@@ -13,6 +13,15 @@ import yaml
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``kubegap ARGV`` in this process: its exit code, standard output and standard error."""
+    from incidents.audit.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def fixture_items(*names: str) -> list[dict[str, Any]]:
     """The ``items`` of fixture files named ``CHECK-ID/file`` (without .yaml), concatenated."""
     out: list[dict[str, Any]] = []

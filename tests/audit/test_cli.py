@@ -13,20 +13,13 @@ from typing import Any
 import pytest
 
 from incidents.audit.cases import CASES
-from incidents.audit.cli import main
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, run
 from .fakeapi import FakeApiServer, FakeCluster
 
 HIGH_FAIL = str(FIXTURES / "GPU-002/fail-xid-schedulable.yaml")  # critical finding
 PASSING = str(FIXTURES / "GPU-003/pass-full-count.yaml")
 FORBIDDEN = str(FIXTURES / "GPU-001/not-evaluated-pods-forbidden.yaml")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_help_needs_no_django_and_no_database() -> None:

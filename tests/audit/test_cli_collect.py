@@ -11,15 +11,8 @@ from typing import Any
 
 import pytest
 
-from incidents.audit.cli import main
-
+from .conftest import run
 from .fakeapi import FakeApiServer, FakeCluster
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _strip_source(doc: dict[str, Any]) -> dict[str, Any]:

@@ -12,19 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from incidents.audit.cli import main
 from incidents.audit.text import CASES_SHOWN, MEMBERS_SHOWN
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, run
 
 MEM_FAIL = str(FIXTURES / "MEM-001/fail-no-limit.yaml")
 GPU_FAIL = str(FIXTURES / "GPU-002/fail-xid-schedulable.yaml")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_one_finding_per_workload_with_its_replica_types_under_it(
