@@ -1,14 +1,15 @@
 # Two commands for a newcomer (see README.md):
 #   make run    install, migrate, load the seeded library, serve on http://127.0.0.1:8000 (SQLite)
-#   make test   install test tools (and, as root on Debian, chromium and a real kube-apiserver),
+#   make test   install test tools (and, as root on Debian, headless chromium and a real kube-apiserver),
 #               then run the whole test suite; DATABASE_URL=postgres://... runs it on PostgreSQL
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database, live
-# server and browser; a test module stays on one process (its module fixtures are made once), and
-# the kubeapi modules all go to one process, first, sharing one API server (tests/scheduling.py). One process more than the two cores pays (the API-server and browser tests mostly
-# wait); a fourth cost about 10 s more CPU (its own start, collection and first loads) and was no
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database and live
+# server; a test module stays on one process (its module fixtures are made once), the kubeapi
+# modules all go to one process, first, sharing one API server, and the browser modules to one
+# process, next, sharing one chromium (tests/scheduling.py). One process more than the two cores
+# pays (the API-server and browser tests mostly wait); a fourth cost about 10 s more CPU (its own start, collection and first loads) and was no
 # faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
 TEST_WORKERS ?= 3
 PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope

@@ -3,7 +3,9 @@
 xdist's loadscope sends each test module to one process as a whole, so its module fixtures are
 made once. Some packages share something dearer across their modules: every module under
 ``tests/kubeapi/`` uses one etcd + kube-apiserver per process (4-11 s to start), so those modules
-must land on the same process for the server to start once per run. :data:`GROUPS` maps a
+must land on the same process for the server to start once per run, and every module under
+``tests/browser/`` one chromium (its package fixture), which on three processes was started three
+times. :data:`GROUPS` maps a
 node-id prefix to one scope (one unit of work) for all its modules; another package joins by
 adding a line. Everything else stays one scope per module.
 
@@ -23,6 +25,7 @@ import pytest
 # node-id prefix -> the scope all its tests share; sent to the processes first, in this order
 GROUPS: dict[str, str] = {
     "tests/kubeapi/": "tests/kubeapi",  # one API server per run (tests/kubeapi/conftest.py)
+    "tests/browser/": "tests/browser",  # one chromium and live server per run (its conftest.py)
 }
 
 

@@ -1,4 +1,5 @@
-"""tests/scheduling.py: under ``--dist loadscope`` the kubeapi modules go to one process, first."""
+"""tests/scheduling.py: under ``--dist loadscope`` the kubeapi modules go to one process, first,
+and the browser modules to one process, next."""
 
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ KUBEAPI = [
     "tests/kubeapi/test_kubeapi_healthy.py::test_a",
     "tests/kubeapi/test_kubeapi_healthy.py::test_b",
     "tests/kubeapi/test_kubeapi_broken.py::test_c",
+]
+BROWSER = [
+    "tests/browser/test_library_browser.py::test_d[chromium]",
+    "tests/browser/test_graph_browser.py::test_e[chromium]",
 ]
 # More tests than kubeapi has: xdist alone would send this module first.
 MANY = [f"tests/audit/test_projection.py::test_p[{i}]" for i in range(10)]
@@ -60,6 +65,13 @@ def test_every_kubeapi_module_is_one_unit_sent_first() -> None:
     # Everything else keeps xdist's scopes: a module (or a class) per unit, largest first.
     assert second == [MANY]
     assert sorted(left) == ["tests/test_text.py", "tests/test_text.py::Words"]
+
+
+def test_every_browser_module_is_one_unit_sent_after_kubeapi() -> None:
+    collection = MANY + BROWSER + OTHERS + KUBEAPI
+    (first, second), _ = _sent(collection)
+    # One chromium and live server for all browser modules, started before the larger module.
+    assert (first[0], second[0]) == (KUBEAPI, BROWSER)
 
 
 def test_other_modes_keep_xdists_own_scheduler() -> None:
