@@ -9,8 +9,8 @@ BIN := $(VENV)/bin
 # server; a test module stays on one process (its module fixtures are made once), the kubeapi
 # modules all go to one process, first, sharing one API server, and the browser modules to one
 # process, next, sharing one chromium (tests/scheduling.py). One process more than the two cores
-# pays (the API-server and browser tests mostly wait); a fourth cost about 10 s more CPU (its own start, collection and first loads) and was no
-# faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
+# pays (the API-server and browser tests mostly wait); a fourth cost about 10 s more CPU (its own
+# start, collection and first loads) and was no faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
 TEST_WORKERS ?= 3
 PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope
 
