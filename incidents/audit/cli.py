@@ -20,7 +20,7 @@ from .checks import ALL_CHECKS, REGISTRY, select
 from .engine import needed_kinds
 from .errors import KubegapError, UsageError
 from .kinds import KINDS
-from .kubeconfig import DEFAULT_TIMEOUT
+from .kubeconfig import DEFAULT_TIMEOUT, MAX_PAGE_LIMIT, PAGE_LIMIT
 from .model import SEVERITIES, Check
 from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
 from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
@@ -56,6 +56,16 @@ def _seconds(value: str) -> float:
     return seconds
 
 
+def _chunk_size(value: str) -> int:
+    try:
+        size = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of objects: {value!r}") from None
+    if not 1 <= size <= MAX_PAGE_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PAGE_LIMIT:,} objects")
+    return size
+
+
 def _cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
     p.add_argument("--context", help="kubeconfig context (default: current-context)")
@@ -67,6 +77,14 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"per API request, connect and read (default: {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=_chunk_size,
+        default=PAGE_LIMIT,
+        metavar="N",
+        help=f"objects per list request, the rest fetched with continue tokens; smaller pages "
+        f"for an API server that times out on large lists (default: {PAGE_LIMIT})",
     )
 
 
@@ -194,6 +212,7 @@ def _options(args: argparse.Namespace) -> AuditOptions:
         checks=args.checks,
         config=getattr(args, "config", None),
         timeout=args.timeout,
+        chunk_size=args.chunk_size,
     )
 
 

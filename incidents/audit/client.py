@@ -19,10 +19,8 @@ from .errors import ApiError, ConfigError
 from .k8s import Obj
 from .kinds import forbidden_path, project
 from .kindspec import KindSpec
-from .kubeconfig import Connection
+from .kubeconfig import PAGE_LIMIT, Connection
 from .session import DEFAULT_TIMEOUT, ApiSession
-
-PAGE_LIMIT = 500
 
 
 class Forbidden(ApiError):
@@ -98,11 +96,13 @@ class ReadOnlyClient:
         conn: Connection,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        page_limit: int = PAGE_LIMIT,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.server = conn.server
         self.context = conn.context
+        self.page_limit = page_limit
         self._session = ApiSession(
             conn, _refuse_non_get, timeout=timeout, transport=transport, sleep=sleep
         )
@@ -197,7 +197,7 @@ class ReadOnlyClient:
             token: str | None = None
             try:
                 while True:
-                    params = {"limit": str(PAGE_LIMIT)}
+                    params = {"limit": str(self.page_limit)}
                     if spec.field_selector:
                         params["fieldSelector"] = spec.field_selector
                     if token:

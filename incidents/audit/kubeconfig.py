@@ -20,6 +20,8 @@ from .errors import ConfigError
 from .yamlfile import read_yaml
 
 DEFAULT_TIMEOUT = 30.0  # seconds per API request, connect and read (--timeout)
+PAGE_LIMIT = 500  # objects per list request (--chunk-size; kubectl's default too)
+MAX_PAGE_LIMIT = 10_000
 
 SA_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .checks import REGISTRY, select
 from .config import AuditConfig, load_config
 from .engine import AuditResult, needed_kinds, run_checks
-from .kubeconfig import DEFAULT_TIMEOUT
+from .kubeconfig import DEFAULT_TIMEOUT, PAGE_LIMIT
 from .model import Check
 from .snapshot import Snapshot
 
@@ -26,6 +26,7 @@ class AuditOptions:
     checks: str | None = None  # comma-separated ids; None or "" means every check
     config: str | None = None  # a kubegap.yaml (checks on/off, thresholds, exemptions)
     timeout: float = DEFAULT_TIMEOUT  # seconds per API request (connect and read)
+    chunk_size: int = PAGE_LIMIT  # objects per list request (limit/continue)
 
 
 @contextmanager
@@ -62,7 +63,7 @@ def live_snapshot(
     from .kubeconfig import resolve_connection
 
     conn = resolve_connection(options.kubeconfig, options.context)
-    with ReadOnlyClient(conn, timeout=options.timeout) as client:
+    with ReadOnlyClient(conn, timeout=options.timeout, page_limit=options.chunk_size) as client:
         return collect(client, needed_kinds(checks), options.namespace, progress)
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from incidents.audit.cli import main
 from incidents.audit.client import ReadOnlyClient
 from incidents.audit.collect import collect
 from incidents.audit.errors import ConfigError
@@ -51,6 +54,40 @@ def test_lists_are_paged_with_limit_500_and_continue() -> None:
     lists = [q for m, p, q in cluster.requests if p == "/api/v1/pods"]
     assert [q.get("limit") for q in lists] == [["500"]] * 3
     assert [q.get("continue") for q in lists] == [None, ["500"], ["1000"]]
+
+
+def test_chunk_size_sets_the_objects_per_list_request(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, write_kubeconfig: Callable[..., str]
+) -> None:
+    cluster = FakeCluster(objects=_pods(250))
+    with FakeApiServer(cluster) as server:
+        kubeconfig = write_kubeconfig(server.url)
+        out = tmp_path / "report.json"
+        code = main(
+            [
+                "audit",
+                "--kubeconfig",
+                kubeconfig,
+                "--chunk-size",
+                "100",
+                "-o",
+                "json",
+                "--output-file",
+                str(out),
+            ]
+        )
+    assert code in (0, 1), capsys.readouterr().err
+    lists = [q for m, p, q in cluster.requests if p == "/api/v1/pods"]
+    assert [q.get("limit") for q in lists] == [["100"]] * 3
+    assert [q.get("continue") for q in lists] == [None, ["100"], ["200"]]
+    pods = next(k for k in json.loads(out.read_text())["coverage"] if k["kind"] == "pods")
+    assert (pods["count"], pods["pages"]) == (250, 3)
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "10001", "lots", "2.5"])
+def test_bad_chunk_sizes_are_usage_errors(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--chunk-size", value]) == 2
+    assert "--chunk-size: " in capsys.readouterr().err
 
 
 def test_items_are_projected_while_paging() -> None:

@@ -21,7 +21,10 @@ from incidents.audit.cli import main
 
 pytestmark = pytest.mark.apiserver
 
-CONFIGMAPS = 1001  # three pages of 500
+# Three pages of CHUNK (--chunk-size; the default of 500 is paged against the fake API server in
+# tests/audit/test_client.py): a tenth of the objects the default would need.
+CHUNK = 50
+CONFIGMAPS = 2 * CHUNK + 1
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +46,9 @@ def test_lists_are_paged_with_continue_tokens(
 ) -> None:
     before = len(apiserver.audit_events())
 
-    code, report = audit(kubegap_identity.kubeconfig, tmp_path / "report.json")
+    code, report = audit(
+        kubegap_identity.kubeconfig, tmp_path / "report.json", "--chunk-size", str(CHUNK)
+    )
 
     cov = coverage(report)["configmaps"]
     assert (cov["status"], cov["count"], cov["pages"]) == ("listed", CONFIGMAPS, 3)
@@ -52,7 +57,7 @@ def test_lists_are_paged_with_continue_tokens(
         for ev in kubegap_requests(apiserver.audit_events()[before:], kubegap_identity.username)
         if ev["verb"] == "list" and ev["objectRef"]["resource"] == "configmaps"
     ]
-    assert [q["limit"] for q in lists] == [["500"]] * 3
+    assert [q["limit"] for q in lists] == [[str(CHUNK)]] * 3
     assert ["continue" in q for q in lists] == [False, True, True]
     assert code == 0  # no GPU nodes, no workloads: nothing fails, and nothing was hidden
     assert report["summary"]["coverage_complete"] is True
@@ -162,7 +167,9 @@ def test_an_expired_continue_token_restarts_the_list(
 
     monkeypatch.setattr(ReadOnlyClient, "get", get_then_compact)
     before = len(apiserver.audit_events())
-    code, report = audit(kubegap_identity.kubeconfig, tmp_path / "report.json")
+    code, report = audit(
+        kubegap_identity.kubeconfig, tmp_path / "report.json", "--chunk-size", str(CHUNK)
+    )
 
     assert compacted, "the test never saw a second page to expire"
     cov = coverage(report)["configmaps"]
