@@ -22,8 +22,9 @@
   grouped by library, then those that write.
 - Wait for what a page does with `waits.settle(page)` (loaded, no request open, htmx settled),
   not for quiet (`networkidle`) or a fixed time.
-- Screenshots go to test-artifacts/ (git-ignored; CI keeps the workspace): those a test is
-  about always, the others (`screenshot`) when BROWSER_SCREENSHOTS is set.
+- Pictures of the pages (`screenshot`) go to test-artifacts/ (git-ignored; CI keeps the
+  workspace) when BROWSER_SCREENSHOTS is set: no test checks one, and the full-page ones cost
+  the browser most.
 """
 
 from __future__ import annotations
@@ -348,7 +349,7 @@ def _wait_for_open_requests(timeout: float = 10.0) -> None:
 
 @pytest.fixture
 def screenshot_dir() -> Path:
-    """test-artifacts/, for a test about screenshots."""
+    """test-artifacts/, where `screenshot` saves its pictures."""
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
 

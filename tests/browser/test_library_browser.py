@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -142,8 +142,8 @@ def test_everything_works_without_javascript(
     expect(page).to_have_url(re.compile(r"/\?q=links$"))
 
 
-def test_the_issue_bar_and_screenshots(
-    page: Page, live_server: object, screenshot_dir: Path, seeded_library: None
+def test_the_issue_bar_on_the_real_library_leads_to_the_case(
+    page: Page, live_server: object, screenshot: Callable[..., None], seeded_library: None
 ) -> None:
     """On the real library: the sentence's two suggestions lead to the Acme case."""
     page.goto(f"{live_server.url}/")  # type: ignore[attr-defined]
@@ -156,13 +156,13 @@ def test_the_issue_bar_and_screenshots(
     page.locator("#f-organisation-shanghai-ai-laboratory").click()
     expect(page.locator(".applied .chip")).to_have_count(3)
     assert _listed(page) == ["acme-seren-kalos-pretraining-failures"]
-    page.screenshot(path=screenshot_dir / "library-page.png", full_page=True)
+    screenshot(page, "library-page.png", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=screenshot_dir / "library-page-phone.png", full_page=False)
+    screenshot(page, "library-page-phone.png", full_page=False)
     page.set_viewport_size({"width": 1280, "height": 900})
 
     page.locator(".case-row h3 a").first.click()
     expect(page).to_have_url(re.compile(r"/cases/acme-seren-kalos-pretraining-failures/$"))
     expect(page.locator("h1")).to_contain_text("Acme")
-    page.screenshot(path=screenshot_dir / "case-page.png", full_page=True)
+    screenshot(page, "case-page.png", full_page=True)
