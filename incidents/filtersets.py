@@ -240,9 +240,10 @@ class CaseFilterSet(django_filters.FilterSet):
 
         Its `.qs` gives the "what if" base of a facet: `without("symptom")` keeps every other
         filter (and the symptom exclusions), so counting symptoms on it says what one more
-        symptom would give.
+        symptom would give. A FilterSet using none of the named filters is its own copy (its
+        `.qs` built once, not once per facet it is counted for).
         """
-        if not self.is_bound:
+        if not self.is_bound or not any(name in self.data for name in names):
             return self
         data = self.data.copy()
         for name in names:

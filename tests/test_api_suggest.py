@@ -55,3 +55,15 @@ def test_the_endpoint_is_in_the_openapi_schema(client: Client, db: None) -> None
     assert {p["name"] for p in operation["parameters"]} >= {"q", "symptom", "not_symptom"}
     suggestion = schema["components"]["schemas"]["Suggestion"]["properties"]
     assert set(suggestion) >= {"facet", "slug", "name", "matched_words", "score", "count"}
+
+
+@pytest.mark.parametrize("text", ["Ⱥ^\x88", "the and of"])
+def test_a_text_with_no_word_to_search_is_read_too(
+    client: Client, small_library: None, text: str
+) -> None:
+    """Text the search keeps no word of (symbols, stop words) still gets its suggestions (none
+    here), not a server error: schemathesis found `?q=Ⱥ^%C2%88` failing with a 500."""
+    for params in ({"q": text}, {"q": text, "root_cause": "hardware-fault"}):
+        response = client.get("/api/suggest/", params)
+        assert response.status_code == 200, response.content[:300]
+        assert response.json()["suggestions"] == []

@@ -73,7 +73,7 @@ def test_index_counts_equal_the_sql_counts_for_many_filter_combinations(
         result = case_list(params=QueryDict(query))
         assert result.total == result.query.queryset.count(), query
         for number in (1, 3):  # the pages the index picks are the pages SQL sorts
-            page = case_list(params=QueryDict(query), page=number)
+            page = result if number == 1 else case_list(params=QueryDict(query), page=number)
             if page.page.number == number:
                 start = (number - 1) * 20
                 expected = list(result.query.queryset[start : start + 20])

@@ -54,7 +54,9 @@ class TextSearch:
     def __init__(self, text: str, *, values: Iterable[FacetValue] | None = None) -> None:
         self.text = text
         self.parsed: ParsedQuery = parse_query(text)
-        self.boosts = self._facet_boosts(values) if self.parsed else {}
+        self._values = list(values) if values is not None else None
+        self._suggestions: list[Suggestion] | None = None
+        self.boosts = self._facet_boosts() if self.parsed else {}
         self.tags = tuple(
             Term((backend.facet_token(value_id),), f"facet value {value_id}")
             for value_id in self.boosts
@@ -94,11 +96,17 @@ class TextSearch:
         kept = set(map(id, by_rarity[:MAX_MATCH_CLAUSES]))
         return tuple(c for c in known if id(c) in kept)
 
-    def _facet_boosts(self, values: Iterable[FacetValue] | None) -> dict[int, float]:
+    @property
+    def suggestions(self) -> list[Suggestion]:
+        """What the engine finds in the text, kept for the page's suggested filters (run once per
+        request: for the boosts of a query with words, else when first asked for)."""
+        if self._suggestions is None:
+            self._suggestions = suggest_filters(self.text, values=self._values)
+        return self._suggestions
+
+    def _facet_boosts(self) -> dict[int, float]:
         """Facet value id -> the engine's score (1 when it gives none) of each value named."""
         boosts: dict[int, float] = {}
-        # What the engine found, kept for the page's suggested filters (run once per request).
-        self.suggestions: list[Suggestion] = suggest_filters(self.text, values=values)
         for suggestion in self.suggestions:
             score = float(getattr(suggestion, "score", 1.0) or 1.0)
             boosts[suggestion.value.id] = max(boosts.get(suggestion.value.id, 0.0), min(score, 1.0))
