@@ -41,7 +41,7 @@ from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
-from tests.lexicons import lexicons_kept_by_signature
+from tests.lexicons import lexicons_kept_by_signature, restored
 from tests.migrated_once import share_migrations
 from tests.scheduling import pytest_xdist_make_scheduler  # noqa: F401 (the hook: xdist scopes)
 
@@ -195,9 +195,10 @@ def django_db_modify_db_settings(
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _lexicons() -> Iterator[None]:
+def _lexicons(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The suggestion engine's lexicon of each library built once (tests/lexicons.py)."""
-    with lexicons_kept_by_signature():
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    with lexicons_kept_by_signature(tmp_path_factory.getbasetemp().parent if worker else None):
         yield
 
 
@@ -217,10 +218,14 @@ def empty_caches() -> None:
     facet_index.forget()
 
 
+def _snapshot_key(path: Path) -> str:
+    return f"{path.relative_to(REPO_ROOT)}-{connection.vendor}".replace("/", "_")
+
+
 def _shared_snapshot(path: Path, folder: Path, take: Callable[[], Snapshot]) -> Snapshot:
     """A snapshot the processes of one pytest-xdist run share: the first to need a library takes
     it and pickles it into `folder` (under a lock), the others read it (one load per run)."""
-    key = f"{path.relative_to(REPO_ROOT)}-{connection.vendor}".replace("/", "_")
+    key = _snapshot_key(path)
     pickled = folder / f"library-{key}.pickle"
     with open(folder / f"library-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -268,6 +273,7 @@ def library_rows(library_snapshot: Callable[[Path], Snapshot]) -> Callable[[Path
             _replay(recorded[path])
         else:
             recorded[path] = _restore(library_snapshot(path))
+            restored(_snapshot_key(path))  # its lexicon, shared by the processes too
 
     return write
 

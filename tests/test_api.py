@@ -17,10 +17,8 @@ from incidents.api.serializers import CaseSummarySerializer
 from incidents.facets import FACETS
 from incidents.selectors import facet_index
 from incidents.selectors.cases import case_detail_queryset
-from incidents.services import load_library
 from incidents.services.library_version import bump
 from tests.bulk import add_cases
-from tests.conftest import SMALL_LIBRARY
 from tests.queries import assert_max_queries
 
 pytestmark = pytest.mark.django_db
@@ -213,11 +211,12 @@ def test_query_count_is_pinned_whatever_the_number_of_cases(
 @pytest.mark.parametrize(
     "url", ["/api/cases/?page=2", "/api/cases/?not_organisation=meta&page=2", "/?page=2"]
 )
-def test_steady_lists_read_the_version_and_one_page_of_cases(client: Client, url: str) -> None:
+def test_steady_lists_read_the_version_and_one_page_of_cases(
+    client: Client, small_library: None, url: str
+) -> None:
     """Once the process holds the facet index of the committed library, a list (API or page,
     any page, any facet filter) reads the version, then its cases by id with their facet
     values (one query on PostgreSQL, an array per case; two on SQLite)."""
-    load_library([SMALL_LIBRARY])
     add_cases(60)
     facet_index.forget()
     assert client.get("/api/cases/").status_code == 200  # builds the index

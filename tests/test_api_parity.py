@@ -14,7 +14,10 @@ from incidents.facets import FACETS
 from incidents.filtersets import ORDERINGS
 from incidents.models import CaseKind, FacetValue, Setting
 
-pytestmark = pytest.mark.django_db
+# Committed, as a server reads it: the facet index (and the vocabulary) is built once for the
+# library's version and kept; inside a test's transaction each of the 113 requests rebuilt it
+# (the call took 3.3 s of CPU, 0.8 s committed).
+pytestmark = pytest.mark.django_db(transaction=True)
 
 COMBINATIONS = 50
 WORDS = ["memory", "nccl timeout", "checkpoint", "network", "storage", "gpu"]

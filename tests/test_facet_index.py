@@ -23,10 +23,8 @@ from incidents.models import Case, CaseFacetLink, FacetValue
 from incidents.selectors import facet_index
 from incidents.selectors.cases import case_list, case_queryset
 from incidents.selectors.facet_counts import facet_groups, sql_counter, suggestions_for
-from incidents.services import load_library
 from incidents.services.library_version import bump
 from tests.bulk import add_cases
-from tests.conftest import SMALL_LIBRARY
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WORDS = ["gpu", "nccl", "memory", "checkpoint", "network"]
@@ -94,9 +92,8 @@ def test_suggestion_counts_equal_the_sql_counts(seeded_library: None) -> None:
 
 
 @pytest.fixture
-def committed_library(transactional_db: None) -> object:
+def committed_library(transactional_db: None, small_library: None) -> object:
     """The small library committed (not inside the test's transaction), as a server sees it."""
-    load_library([SMALL_LIBRARY])
     facet_index.forget()
     yield
     facet_index.forget()

@@ -16,10 +16,8 @@ from django.utils.http import http_date
 
 from incidents.models import Case
 from incidents.selectors import facet_index
-from incidents.services import load_library
 from incidents.services.library_version import bump
 from tests.bulk import add_cases
-from tests.conftest import SMALL_LIBRARY
 from tests.queries import assert_max_queries
 
 PAGES = ["/", "/?symptom=ecc-error", "/cases/leaky-loader/"]
@@ -27,10 +25,10 @@ HTMX_REGION = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "library-region"}
 
 
 @pytest.fixture
-def committed_library(transactional_db: None) -> Iterator[None]:
+def committed_library(transactional_db: None, small_library: None) -> Iterator[None]:
     """The small library, committed as a server's writes are (nothing is cached inside a
-    transaction, where the version read may be rolled back)."""
-    load_library([SMALL_LIBRARY])
+    transaction, where the version read may be rolled back): its rows as `load_library`
+    writes them, written back (tests/conftest.py) rather than loaded again for each test."""
     try:
         yield
     finally:
