@@ -41,6 +41,7 @@ from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
+from tests import db_connections
 from tests.lexicons import lexicons_kept_by_signature, restored
 from tests.migrated_once import share_migrations
 from tests.scheduling import pytest_xdist_make_scheduler  # noqa: F401 (the hook: xdist scopes)
@@ -172,6 +173,7 @@ def _rewrite_migration_rows(sender: Any, using: str = "default", **kwargs: Any) 
 
 
 post_migrate.connect(_rewrite_migration_rows, dispatch_uid="tests.rewrite_migration_rows")
+db_connections.track()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -192,6 +194,14 @@ def django_db_modify_db_settings(
     database for all (tests/migrated_once.py)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         share_migrations(tmp_path_factory.getbasetemp().parent)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None) -> Iterator[None]:
+    """pytest-django's; before it drops the test databases, every connection the process opened
+    is closed (tests/db_connections.py)."""
+    yield
+    db_connections.close_opened()
 
 
 @pytest.fixture(scope="session", autouse=True)
