@@ -7,11 +7,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each with its own test database and live
 # server; a test module stays on one process (its module fixtures are made once), the kubeapi
-# modules all go to one process, first, sharing one API server, and the browser modules to one
-# process, next, sharing one chromium (tests/scheduling.py). One process more than the two cores
-# pays (the API-server and browser tests mostly wait); a fourth cost about 10 s more CPU (its own
-# start, collection and first loads) and was no faster. TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
-TEST_WORKERS ?= 3
+# modules all go to one process, first, sharing one API server, and the browser modules to the
+# other, sharing one chromium (tests/scheduling.py). Two processes on the two cores: a third
+# repeated its start, collection and first loads (about 10 s more CPU) and, now that the API
+# server and the browser are each started once, was slower (59-62 against 56-57 s, alternated
+# runs). TEST_WORKERS=0 runs it in this one process; PYTEST_ARGS, when given, replaces these.
+TEST_WORKERS ?= 2
 PYTEST_ARGS ?= -n $(TEST_WORKERS) --dist loadscope
 
 .PHONY: run serve test install install-dev provision lint bench kubegap.pyz bench-kubegap bench-graph

@@ -4,10 +4,9 @@ xdist's loadscope sends each test module to one process as a whole, so its modul
 made once. Some packages share something dearer across their modules: every module under
 ``tests/kubeapi/`` uses one etcd + kube-apiserver per process (4-11 s to start), so those modules
 must land on the same process for the server to start once per run, and every module under
-``tests/browser/`` one chromium (its package fixture), which on three processes was started three
-times. :data:`GROUPS` maps a
-node-id prefix to one scope (one unit of work) for all its modules; another package joins by
-adding a line. Everything else stays one scope per module.
+``tests/browser/`` one chromium (its package fixture), which was started by every process that
+ran one. :data:`GROUPS` maps a node-id prefix to one scope (one unit of work) for all its
+modules; another package joins by adding a line. Everything else stays one scope per module.
 
 The groups are also sent first, in the order listed: a long unit started last would finish
 alone after the other processes ran out of work. xdist orders the remaining scopes (largest
