@@ -4,11 +4,12 @@ PostgreSQL refuses to drop a database a connection still uses: the run then ends
 trying to teardown test databases ... being accessed by other users" (an error, pyproject.toml)
 and leaves the database behind. Django closes the connections of `django.db.connections` as the
 teardown sees it, but that holds one connection per thread and per context: a connection opened
-in another context of the same thread stays open. Playwright's sync API runs the browser tests'
-code in greenlets, each with its own context, and after the browser package the process's tests
-went on in a context the teardown does not see (one PostgreSQL run in two ended that way). So
-every connection is tracked as it is made (`connection_created`), and those still open are
-closed before the databases are dropped, whichever thread or context opened them.
+in another context of the same thread stays open until it is garbage collected. Playwright's
+sync API runs the browser tests' code in greenlets, each with its own context: one PostgreSQL
+run in two ended with the tests' own connection, idle after a rollback, left open by the process
+that ran the browser package. So every connection is tracked as it is made
+(`connection_created`), and those still open are closed before the databases are dropped,
+whichever thread or context opened them.
 """
 
 from __future__ import annotations

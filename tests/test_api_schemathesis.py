@@ -12,17 +12,17 @@ test, not when every pytest-xdist worker collects this module (about 0.3 s of CP
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cache import cache_dir
 
 MAX_EXAMPLES = 10
 # Hypothesis keeps derived tables (which characters a codec encodes, the constants of the modules
 # it reads) in its storage directory, `.hypothesis/` of each checkout unless told otherwise:
 # building them again in every fresh clone cost 1.5 s of CPU. Kept in the user's cache instead
 # (nothing else is stored there: the example database is off below).
-STORAGE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "incident-library"
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,7 +32,7 @@ def test_every_operation_keeps_to_the_schema(
 ) -> None:
     monkeypatch.setenv(
         "HYPOTHESIS_STORAGE_DIRECTORY",
-        os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or str(STORAGE / "hypothesis"),
+        os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or str(cache_dir() / "hypothesis"),
     )
     import schemathesis
     from hypothesis import HealthCheck, given, settings

@@ -27,6 +27,8 @@ import httpx
 import yaml
 from kube_client import HarnessError, KubeClient
 
+from tests.cache import cache_dir  # where provision.sh caches the build
+
 K8S_VERSION = "1.20.2"
 PROVISION_SCRIPT = "tests/kubeapi/provision.sh"
 ADMIN_TOKEN = "admin-token-kubegap-tests"
@@ -40,14 +42,6 @@ omitStages: ["RequestReceived"]
 rules:
   - level: Metadata
 """
-
-
-def cache_dir() -> Path:
-    """Where provision.sh caches the build (mirrors the script's own rule)."""
-    if os.environ.get("KUBEGAP_CACHE_DIR"):
-        return Path(os.environ["KUBEGAP_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "incident-library"
 
 
 @dataclass(frozen=True)
