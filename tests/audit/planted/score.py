@@ -5,8 +5,10 @@
 Each scenario is a whole-cluster snapshot whose ``expect:`` block lists, per check, the objects it
 must fail (``fail:``) and the look-alikes it must not fail (``not_fail:``). All checks run through
 the engine with default settings; a gap is found when a ``fail`` finding of that check names that
-object (``kind: Cluster`` matches any cluster-wide finding of the check; ``or:`` lists other
-objects that count as the same gap).
+object (``kind: Cluster`` means the check judged for the cluster as a whole and matches a
+finding of that check on any object, since cluster-wide checks name the cluster, the exporter
+DaemonSet or the ClusterPolicy as the case may be; ``or:`` lists other objects that count as the
+same gap).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class Target:
     def matches(self, finding: Finding) -> bool:
         r = finding.resource
         if self.kind == "Cluster":
-            return r.kind == "Cluster"
+            return True  # the cluster as a whole: any object a cluster-wide check names
         return (r.kind, r.name, r.namespace or None) == (self.kind, self.name, self.namespace)
 
     def __str__(self) -> str:
