@@ -38,10 +38,14 @@ run: install
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The production start (README "Deploy"): the environment of site/env.example checked first (one
-# line and exit 2 when a required setting is missing), then migrations, static files, gunicorn.
-serve: install
+# line and exit 2 when a required setting is missing), then migrations, the table of the API's
+# request counts, static files, gunicorn. It installs nothing (no package index at start time):
+# `make install` is the deploy's step before it, run again when pyproject.toml changes.
+serve:
+	@test -x $(BIN)/gunicorn || { echo "make serve: refusing to start: $(BIN)/gunicorn is missing; run make install first (README, Deploy)" >&2; exit 2; }
 	$(BIN)/python -m incidents.config.preflight
 	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	exec $(BIN)/gunicorn --config python:incidents.config.gunicorn
 

@@ -3,14 +3,17 @@ and the DEBUG error page without secrets."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
 from django.urls import path
 
 from incidents.config import preflight
+from incidents.config.caches import rate_cache
 from tests.server import REPO_ROOT, base_env, env_example
 
 DB_PASSWORD = "s3cret-db-pass-9431"
@@ -71,6 +74,10 @@ def test_preflight_passes_the_documented_environment_with_a_real_secret() -> Non
             {"GUNICORN_WORKERS": "many", "SECRET_KEY": _secret()},
             "GUNICORN_WORKERS='many' is not a positive whole number",
         ),
+        (
+            {"API_RATE_CACHE": "locmem", "SECRET_KEY": _secret()},
+            "API_RATE_CACHE=locmem counts each worker's requests apart",
+        ),
     ],
 )
 def test_preflight_names_an_unusable_value(change: dict[str, str], says: str) -> None:
@@ -82,6 +89,7 @@ def test_preflight_names_an_unusable_value(change: dict[str, str], says: str) ->
     ("change", "says"),
     [
         ({"SECURE_PROXY_SSL_HEADER": "x"}, "SECURE_PROXY_SSL_HEADER must be 'HEADER,value'"),
+        ({"API_RATE_CACHE": "memcache://x"}, "API_RATE_CACHE='memcache://x' is not db"),
         ({"DATABASE_URL": "mysqlx://db/incidents"}, "mysqlx"),
         ({"AXES_FAILURE_LIMIT": "five"}, "AXES_FAILURE_LIMIT='five' is not a whole number"),
     ],
@@ -94,6 +102,36 @@ def test_preflight_reports_the_settings_own_complaint_in_one_line(
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert says in result.stderr
+
+
+def test_make_serve_installs_nothing_and_makes_the_rate_table_before_gunicorn() -> None:
+    # The production start needs no package index (README, Deploy: `make install` comes first),
+    # even just after a change to pyproject.toml (-W: as if it had just been modified).
+    result = subprocess.run(
+        ["make", "-n", "-W", "pyproject.toml", "serve"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if "pip" in line]
+    steps = [next(i for i, line in enumerate(lines) if word in line) for word in STEPS]
+    assert steps == sorted(steps), lines
+
+
+def test_the_rate_cache_is_shared_unless_asked_otherwise() -> None:
+    assert rate_cache("", debug=False)["LOCATION"] == "api_rate_counts"  # the database's table
+    assert rate_cache("db://rates", debug=False)["LOCATION"] == "rates"
+    assert rate_cache("", debug=True)["BACKEND"].endswith("LocMemCache")  # make run: one process
+    if importlib.util.find_spec("redis") is None:
+        with pytest.raises(ImproperlyConfigured, match="needs the redis package"):
+            rate_cache("redis://127.0.0.1:6379/0", debug=False)
+    else:
+        assert rate_cache("redis://127.0.0.1:6379/0", debug=False)["BACKEND"].endswith("RedisCache")
+
+
+STEPS = ["preflight", "migrate", "createcachetable", "collectstatic", "gunicorn --config"]
 
 
 def _failing_view(request: object) -> None:

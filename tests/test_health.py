@@ -4,6 +4,7 @@ and the 400/403/404/500 pages run no query."""
 from __future__ import annotations
 
 import json
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -62,6 +63,16 @@ def test_readyz_names_a_migration_not_applied(client: Client) -> None:
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["migrations"] == [f"incidents.{latest.name}"]
+
+
+@pytest.mark.django_db
+def test_readyz_names_a_cache_table_not_made(client: Client, settings: Any) -> None:
+    # The API's request counts live in a table `manage.py createcachetable` makes (make serve).
+    rates = settings.CACHES["api_rates"] | {"LOCATION": "rates_not_made"}
+    settings.CACHES = settings.CACHES | {"api_rates": rates}
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["cache_tables"] == ["rates_not_made is missing"]
 
 
 @pytest.mark.django_db

@@ -3,14 +3,24 @@ user. The rates come from the environment (API_RATE_ANON, API_RATE_USER: "120/mi
 through settings.REST_FRAMEWORK; over the rate, a 429 with `Retry-After` in seconds.
 
 The rate is read at each request (not once at import, as DRF's own classes do), so a settings
-override takes effect; the counts live in Django's cache, so every worker sharing that cache
-shares them (a per-process cache counts per process).
+override takes effect. A client's requests are counted per window of the rate's period (the
+clock minute of "120/minute"), in the cache every worker and replica shares (API_RATE_CACHE,
+incidents.config.caches): one atomic increment per request, so no two workers, or two requests
+at once, count one request. DRF's own throttles keep a list of times that each request reads
+and writes back, which loses counts when two requests overlap.
 """
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
+from django.core.cache import caches
+from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
+
+from incidents.config.caches import RATE_CACHE_ALIAS
 
 
 def _rate(scope: str | None) -> str | None:
@@ -18,15 +28,45 @@ def _rate(scope: str | None) -> str | None:
     return None if rate in (None, "", "off") else str(rate)
 
 
-class AnonThrottle(AnonRateThrottle):
+def count_request(key: str, timeout: int) -> int:
+    """Count one request under `key` (kept `timeout` seconds); the count so far, this one in."""
+    cache = caches[RATE_CACHE_ALIAS]
+    for _ in range(2):
+        try:
+            return int(cache.incr(key))
+        except ValueError:  # the window's first request (or its count just expired)
+            if cache.add(key, 1, timeout):
+                return 1
+    return int(cache.incr(key))
+
+
+class WindowThrottle(SimpleRateThrottle):
+    """At most `num_requests` per window of `duration` seconds, counted in the shared cache."""
+
+    def get_rate(self) -> str | None:
+        return _rate(self.scope)
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        allowed, duration = self.parse_rate(self.rate)
+        if allowed is None or duration is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        window = int(self.now // duration)
+        self.window_end: float = (window + 1) * duration
+        timeout = math.ceil(self.window_end - self.now) + 1
+        return count_request(f"{self.key}_{window}", timeout) <= allowed
+
+    def wait(self) -> float | None:
+        """Seconds until the next window opens."""
+        return max(self.window_end - self.now, 1.0)
+
+
+class AnonThrottle(WindowThrottle, AnonRateThrottle):
     """Anonymous clients, by address."""
 
-    def get_rate(self) -> str | None:
-        return _rate(self.scope)
 
-
-class UserThrottle(UserRateThrottle):
+class UserThrottle(WindowThrottle, UserRateThrottle):
     """Authenticated clients (tokens), by user."""
-
-    def get_rate(self) -> str | None:
-        return _rate(self.scope)

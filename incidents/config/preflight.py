@@ -3,7 +3,8 @@
 A missing or unusable required setting stops the start with one line naming it (exit status 2),
 before migrations run or gunicorn forks workers. Required for a production start: SECRET_KEY (at
 least 50 characters, not the example's), ALLOWED_HOSTS and DATABASE_URL; DEBUG must be off. The
-optional settings that must be numbers (gunicorn's, HSTS) are checked too. See site/env.example.
+optional settings that must be numbers (gunicorn's, HSTS) are checked too, and the API's request
+counts must be kept where every worker shares them (API_RATE_CACHE). See site/env.example.
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def problem(env: Mapping[str, str]) -> str | None:
         raw = env.get(name, "").strip()
         if raw and not (raw.isdigit() and (int(raw) > 0 or name == "SECURE_HSTS_SECONDS")):
             return f"{name}={raw!r} is not a positive whole number"
+    if env.get("API_RATE_CACHE", "").strip() == "locmem" and env.get("GUNICORN_WORKERS") != "1":
+        return (
+            "API_RATE_CACHE=locmem counts each worker's requests apart (a client gets the rate "
+            "once per worker); use db or redis://... (see site/env.example)"
+        )
     return None
 
 

@@ -8,6 +8,8 @@ HTTPS behind a proxy: SECURE_SSL_REDIRECT, SECURE_PROXY_SSL_HEADER, SECURE_HSTS_
 _INCLUDE_SUBDOMAINS, _PRELOAD), SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE, CSRF_TRUSTED_ORIGINS.
 API_RATE_ANON  requests per client address to the API, e.g. "120/minute" (default); "off"
 API_RATE_USER  requests per token user to the API, e.g. "1200/minute" (default); "off"
+API_RATE_CACHE where the API's request counts live, shared by every worker: "db" (default with
+               DEBUG off), "redis://host:6379/0", "locmem" (default with DEBUG on)
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import dj_database_url
 import django_stubs_ext
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+
+from incidents.config.caches import RATE_CACHE_ALIAS, rate_cache
 
 # Lets admin and querysets be subscripted at run time, as django-stubs types them.
 django_stubs_ext.monkeypatch()
@@ -182,6 +186,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 LIBRARY_VERSION_LISTEN = env_bool("LIBRARY_VERSION_LISTEN", default=True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Rendered pages, fragments and API answers: per process (each is keyed by the library's version,
+# so a copy per process is only memory). The API's request counts: shared by every process.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    RATE_CACHE_ALIAS: rate_cache(os.environ.get("API_RATE_CACHE", ""), DEBUG),
+}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -261,6 +272,9 @@ REST_FRAMEWORK = {
         "user": os.environ.get("API_RATE_USER", "1200/minute"),
     },
     "PAGE_SIZE": 20,
+    # The client address the rates count by: the connection's, or behind AXES_PROXY_COUNT proxies
+    # the one they put in X-Forwarded-For (DRF's default trusts the whole header a client sends).
+    "NUM_PROXIES": env_int("AXES_PROXY_COUNT", 0),
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Incident Library API",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connections
 from django.db.migrations.executor import MigrationExecutor
 
@@ -24,15 +25,26 @@ def is_database_unavailable(exc: BaseException | None) -> bool:
 
 @dataclass(frozen=True)
 class Readiness:
-    """The database's state: reachable, and the migrations not yet applied (by name)."""
+    """The database's state: reachable, the migrations not yet applied (by name), and the cache
+    tables not yet made (`manage.py createcachetable`: the API's request counts)."""
 
     database: bool
     pending: tuple[str, ...] = ()
     error: str = ""
+    missing_tables: tuple[str, ...] = ()
 
     @property
     def ready(self) -> bool:
-        return self.database and not self.pending
+        return self.database and not self.pending and not self.missing_tables
+
+
+def cache_tables() -> tuple[str, ...]:
+    """The tables the configured database caches keep their entries in."""
+    return tuple(
+        str(cache["LOCATION"])
+        for cache in settings.CACHES.values()
+        if cache["BACKEND"].endswith(("db.DatabaseCache", "caches.CountingDatabaseCache"))
+    )
 
 
 def readiness(alias: str = DEFAULT_DB_ALIAS) -> Readiness:
@@ -44,8 +56,13 @@ def readiness(alias: str = DEFAULT_DB_ALIAS) -> Readiness:
             cursor.execute("SELECT 1")
         executor = MigrationExecutor(connection)
         plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        tables = set(connection.introspection.table_names())
     except DatabaseError as exc:
         # Leave no broken connection behind: the next request opens a fresh one.
         connection.close_if_unusable_or_obsolete()
         return Readiness(database=False, error=type(exc).__name__)
-    return Readiness(database=True, pending=tuple(f"{m.app_label}.{m.name}" for m, _ in plan))
+    return Readiness(
+        database=True,
+        pending=tuple(f"{m.app_label}.{m.name}" for m, _ in plan),
+        missing_tables=tuple(table for table in cache_tables() if table not in tables),
+    )
