@@ -138,6 +138,27 @@ def test_every_wrong_field_is_named_and_nothing_is_saved(
     assert Case.objects.count() == before
 
 
+def test_one_answer_names_missing_fields_format_errors_and_unknown_references(
+    client: Client, small_library: None, django_user_model: Any
+) -> None:
+    # README: "a 400 names every wrong field": not the slug first, then the rest one at a time.
+    token = _editor(django_user_model, "add_case")
+    empty = _post(client, token, {})
+    assert empty.status_code == 400
+    assert {"slug", "title", "summary", "organisations", "sources", "period"} <= set(empty.json())
+    assert empty.json()["slug"] == ["is required: the case's slug (lower-case-words)."]
+    mixed = {
+        **NEW_CASE,
+        "period": {"start": "2024-13"},  # the format
+        "organisations": ["nope"],  # references, against the library
+        "symptoms": ["nccl-timout"],
+    }
+    problems = _post(client, token, mixed).json()
+    assert {"period.start", "organisations[0]", "symptoms[0]"} <= set(problems), problems
+    assert "nccl-timeout" in problems["symptoms[0]"][0]  # did you mean
+    assert not Case.objects.filter(slug=NEW_CASE["slug"]).exists()
+
+
 def test_put_replaces_a_case(client: Client, small_library: None, django_user_model: Any) -> None:
     token = _editor(django_user_model, "add_case", "change_case")
     assert _post(client, token, NEW_CASE).status_code == 201

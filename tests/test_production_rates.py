@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from tests.server import Gunicorn, get, production_env
 
@@ -19,13 +20,23 @@ HTTPS = {"X-Forwarded-Proto": "https"}
 RATE = 10
 
 
-@pytest.fixture
-def database(tmp_path: Path, migrated_sqlite: Path) -> str:
-    """A migrated SQLite file without the rate-count table: the server's start makes it."""
-    path = Path(shutil.copy(migrated_sqlite, tmp_path / "prod.sqlite3"))
-    with sqlite3.connect(path) as db:
-        db.execute("DROP TABLE IF EXISTS api_rate_counts")
-    return f"sqlite:///{path}"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path, migrated_sqlite: Path) -> str:
+    """A migrated database without the rate-count table (the server's start makes it): an
+    SQLite file, and on a PostgreSQL run this run's test database too."""
+    if request.param == "sqlite":
+        path = Path(shutil.copy(migrated_sqlite, tmp_path / "prod.sqlite3"))
+        with sqlite3.connect(path) as db:
+            db.execute("DROP TABLE IF EXISTS api_rate_counts")
+        return f"sqlite:///{path}"
+    if connection.vendor != "postgresql":
+        pytest.skip("the PostgreSQL run (DATABASE_URL=postgres://...) checks it there too")
+    request.getfixturevalue("transactional_db")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS api_rate_counts")
+    settings = connection.settings_dict
+    host, port = settings["HOST"] or "127.0.0.1", settings["PORT"] or 5432
+    return f"postgres://{settings['USER'] or 'postgres'}@{host}:{port}/{settings['NAME']}"
 
 
 def _statuses(url: str, headers: dict[str, str], requests: int) -> Counter[int]:

@@ -117,17 +117,20 @@ class CaseWrites(generics.GenericAPIView[Case]):
                 {"non_field_errors": ["The body must be a JSON object (a case)."]}
             )
         entry = {k: v for k, v in body.items() if k != "slug"}
-        if not isinstance(slug, str) or not slug:
-            raise ValidationError({"slug": ["is required: the case's slug (lower-case-words)."]})
+        # A missing slug is one problem among the others of the body, all named in one answer.
+        missing_slug = slug is None or slug == ""
         try:
             saved = import_case(
-                slug=slug,
+                slug="" if missing_slug else slug,
                 entry=entry,
                 replace=replace,
                 allow_duplicate=_allow_duplicate(request),
             )
         except LibraryError as error:
-            raise ValidationError(problems_by_field(error)) from error
+            problems = problems_by_field(error)
+            if missing_slug:
+                problems["slug"] = ["is required: the case's slug (lower-case-words)."]
+            raise ValidationError(problems) from error
         except SlugTaken as error:
             code = status.HTTP_409_CONFLICT if not replace else status.HTTP_404_NOT_FOUND
             return Response({"detail": str(error)}, status=code)

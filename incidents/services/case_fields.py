@@ -165,13 +165,22 @@ class FieldReader:
             self.add(f"{prefix}{key}", "is not a known field")
 
 
-def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEntry:
-    """Validate one case given as a mapping in the case-file format (say, built from a web form)
-    with exactly the rules of a case file; raise LibraryError listing every problem."""
+def read_case_collecting(
+    slug: str, raw: dict[str, Any], *, display: str
+) -> tuple[CaseEntry, list[Problem]]:
+    """Read one case given as a mapping in the case-file format (say, built from a web form or
+    an API body) with exactly the rules of a case file: the entry (what was valid of it) and
+    every problem of its format. Its references are the loader's to check (`load_entries` with
+    these problems as `found`), so that one answer lists both, as `load_cases` does."""
     problems: list[Problem] = []
     c = FieldReader(problems, display, f"case '{slug}'")
     c.slug(slug, "slug")
-    entry = case_entry(c, slug, display, raw)
+    return case_entry(c, slug, display, raw), problems
+
+
+def read_case_mapping(slug: str, raw: dict[str, Any], *, display: str) -> CaseEntry:
+    """read_case_collecting, raising LibraryError listing every problem of the format."""
+    entry, problems = read_case_collecting(slug, raw, display=display)
     if problems:
         raise LibraryError(problems)
     return entry

@@ -1,6 +1,6 @@
 """Creating and replacing a case from a script (the API), through the same validation as
-`load_cases` and the submission form: the case-file format, read by `read_case_mapping`, applied
-by `load_entries`, all or nothing.
+`load_cases` and the submission form: the case-file format, read by `read_case_collecting`,
+applied by `load_entries` (which lists the format's problems with the references'), all or nothing.
 
 On top of a case file's rules, an import refuses what is probably a duplicate: a case whose
 primary source is already the primary source of another case, unless the caller says it is not
@@ -15,7 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from incidents.models import Case, Source, SourceKind
-from incidents.services.case_fields import read_case_mapping
+from incidents.services.case_fields import read_case_collecting
 from incidents.services.library_entries import CaseEntry, LibraryData, LibraryError, Problem
 from incidents.services.library_load import load_entries
 
@@ -68,12 +68,14 @@ def import_case(
     case-file format, all or nothing.
 
     Raises LibraryError naming every field that is wrong (as in a case file: `title`,
-    `sources[0].url`, ...), SlugTaken when the slug is in use (create) or unknown (replace), and
+    `sources[0].url`, ...; an empty slug among them, as not a slug), SlugTaken when the slug is in use (create) or unknown (replace), and
     ProbableDuplicate when the primary source is another case's, unless `allow_duplicate`.
     """
-    parsed = read_case_mapping(slug, entry, display=API)
+    parsed, problems = read_case_collecting(slug, entry, display=API)
     try:
         with transaction.atomic():
+            if problems:  # raised with the references' problems: every one in one answer
+                load_entries(LibraryData(cases=[parsed]), found=problems)
             exists = Case.objects.select_for_update().filter(slug=slug).exists()
             if exists != replace:
                 raise SlugTaken(

@@ -14,7 +14,7 @@ import yaml
 from django.db import IntegrityError, transaction
 
 from incidents.models import Case
-from incidents.services.case_fields import read_case_mapping
+from incidents.services.case_fields import read_case_collecting
 from incidents.services.library_entries import LibraryData, LibraryError, Problem
 from incidents.services.library_load import load_entries
 
@@ -33,9 +33,11 @@ def submit_case(*, slug: str, entry: dict[str, Any]) -> Case:
     Raises LibraryError whose problems name the field concerned (as in a case file: `title`,
     `sources[0].url`, `costs[0].source`, ...); a slug already in use is refused.
     """
-    parsed = read_case_mapping(slug, entry, display=SUBMISSION)
+    parsed, problems = read_case_collecting(slug, entry, display=SUBMISSION)
     try:
         with transaction.atomic():
+            if problems:  # raised with the references' problems: every one in one answer
+                load_entries(LibraryData(cases=[parsed]), found=problems)
             if Case.objects.filter(slug=slug).exists():
                 raise _slug_taken(slug)
             load_entries(LibraryData(cases=[parsed]))

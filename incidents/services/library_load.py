@@ -61,11 +61,12 @@ def load_library(paths: Iterable[Path], *, root: Path | None = None) -> LoadRepo
         return _apply(data, problems)
 
 
-def load_entries(data: LibraryData) -> LoadReport:
-    """Apply entries already read and validated (say, one submitted case) as load_library does:
-    references checked against the database, all or nothing."""
+def load_entries(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
+    """Apply entries already read (say, one submitted case) as load_library does: references
+    checked against the database, all or nothing; `found`, the problems met while reading them,
+    are raised with those of the references."""
     with transaction.atomic():
-        return _apply(data)
+        return _apply(data, found)
 
 
 def _apply(data: LibraryData, found: list[Problem] | None = None) -> LoadReport:
