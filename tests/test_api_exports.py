@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import xml.etree.ElementTree as ET
@@ -11,7 +12,7 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.test import Client
 
-from incidents.models import Case
+from incidents.models import Case, LibraryState
 from incidents.selectors.export_rows import CHUNK
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries
@@ -92,6 +93,41 @@ def test_the_feed_follows_the_filters_and_the_page_links_it(
     ) in page
     one = ET.fromstring(client.get("/feeds/cases.atom?organisation=meta&kind=study").content)
     assert len(list(one.iter(f"{ATOM}entry"))) == 1
+
+
+def _feed_dates(client: Client) -> tuple[dict[str, tuple[str, str]], str, str]:
+    response = client.get("/feeds/cases.atom")
+    feed = ET.fromstring(response.content)
+    entries = {
+        str(e.findtext(f"{ATOM}title")): (
+            str(e.findtext(f"{ATOM}published")),
+            str(e.findtext(f"{ATOM}updated")),
+        )
+        for e in feed.iter(f"{ATOM}entry")
+    }
+    return entries, str(feed.findtext(f"{ATOM}updated")), response["ETag"]
+
+
+def test_feed_entries_carry_the_cases_own_dates_not_the_rows(
+    client: Client, small_library: None
+) -> None:
+    entries, _, etag = _feed_dates(client)
+    # The case's own date (here its period's start: 2024, 2022-05-02), not the load's time.
+    assert entries["HBM failures interrupt a large run"][0].startswith("2024-01-01T00:00:00")
+    assert entries["Flapping links slow a job"] == (
+        "2022-05-02T00:00:00+00:00",
+        "2022-05-02T00:00:00+00:00",
+    )
+    # A rebuilt database: every row written again later, the version stamp counting again
+    # from the same number. No entry looks new or changed; the feed's ETag is not the old one.
+    later = dt.datetime(2031, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+    Case.objects.update(created_at=later, updated_at=later)
+    LibraryState.objects.update(changed_at=later)
+    rebuilt, updated, rebuilt_etag = _feed_dates(client)
+    assert rebuilt == entries
+    assert updated == "2031-01-02T03:04:05+00:00"  # the feed's own date: the library's change
+    assert rebuilt_etag != etag
+    assert client.get("/feeds/cases.atom", HTTP_IF_NONE_MATCH=etag).status_code == 200
 
 
 def test_an_unchanged_export_or_feed_is_a_304(client: Client, small_library: None) -> None:

@@ -16,6 +16,9 @@ from django.db import connection
 
 from tests.server import Gunicorn, get, production_env
 
+# On PostgreSQL the server uses this run's test database, whose changes it must see.
+pytestmark = pytest.mark.django_db(transaction=True)
+
 HTTPS = {"X-Forwarded-Proto": "https"}
 RATE = 10
 
@@ -31,7 +34,6 @@ def database(request: pytest.FixtureRequest, tmp_path: Path, migrated_sqlite: Pa
         return f"sqlite:///{path}"
     if connection.vendor != "postgresql":
         pytest.skip("the PostgreSQL run (DATABASE_URL=postgres://...) checks it there too")
-    request.getfixturevalue("transactional_db")
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS api_rate_counts")
     settings = connection.settings_dict
