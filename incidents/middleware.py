@@ -1,8 +1,10 @@
-"""Middleware of the site: a database that cannot be reached answers 503, not 500; the Content
-Security Policy header built once per process, not on every response."""
+"""Middleware of the site: a database that cannot be reached answers 503, not 500; too many query
+parameters a 400 at once; the Content Security Policy header built once per process, not on every
+response."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -11,10 +13,38 @@ from csp.middleware import CheckableLazyObject
 from csp.middleware import CSPMiddleware as DjangoCSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.core.exceptions import TooManyFieldsSent
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, QueryDict
 
 from incidents.selectors.health import is_database_unavailable
-from incidents.views.errors import unavailable
+from incidents.views.errors import error_response, unavailable
+
+security_log = logging.getLogger("django.security.TooManyFieldsSent")
+
+
+class QueryLimitMiddleware:
+    """More query parameters than DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) is a 400 naming the
+    limit, answered here before anything reads the query, with DEBUG on or off.
+
+    Django raises TooManyFieldsSent wherever `request.GET` is first read; with DEBUG off that is
+    a 400, but with DEBUG on the technical error page reads `request.GET` again while rendering
+    every frame of the traceback (tens of seconds), fails the same way and answers a 500.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.GET  # noqa: B018 (parsed, and kept, here)
+        except TooManyFieldsSent as exc:
+            security_log.warning("%s: %s", request.path, exc)
+            request.GET = QueryDict()  # nothing after this reads the refused query again
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            return error_response(
+                request, 400, f"The request has more than {limit} query parameters."
+            )
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

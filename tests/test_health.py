@@ -121,3 +121,27 @@ def test_api_errors_are_json() -> None:
     response = client.get("/api/no-such-endpoint/")
     assert response.status_code == 404
     assert response.json() == {"detail": "There is nothing at this address."}
+
+
+TOO_MANY = "&".join(f"symptom{i}=x" for i in range(1001))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [True, False])
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/", "more than 1000 query parameters"),
+        ("/api/cases/", '{"detail": "The request has more than 1000 query parameters."}'),
+        ("/feeds/cases.atom", "more than 1000 query parameters"),
+    ],
+)
+def test_more_than_1000_query_parameters_is_a_400_with_debug_on_or_off(
+    debug: bool, path: str, says: str
+) -> None:
+    # With DEBUG on, Django's error page read the query again and answered a 500 (after 20-37 s).
+    client = Client(raise_request_exception=False)
+    with override_settings(DEBUG=debug):
+        response = client.get(f"{path}?{TOO_MANY}")
+    assert response.status_code == 400
+    assert says in response.content.decode()

@@ -137,6 +137,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "incidents.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before anything reads the query: more than 1,000 parameters is a 400 here, DEBUG or not.
+    "incidents.middleware.QueryLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
