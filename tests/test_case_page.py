@@ -82,11 +82,32 @@ def test_sources_offer_the_archived_copy_or_an_internet_archive_lookup(
     )
     page = _page(client, "leaky-loader")
     assert 'href="https://web.archive.org/web/2024/https://example.org/paper">archived copy' in page
-    assert "look it up in the Internet Archive" not in page
+    assert "An archived copy is recorded for every source." in page
+    assert "no archived copy recorded" not in page
 
     page = _page(client, "flaky-network")
     assert 'href="https://web.archive.org/web/*/https://example.org/net"' in page
-    assert "no archived copy recorded" in page
+    assert "No archived copy is recorded for this source: linked as published" in page
+    assert (
+        '<span class="meta">no archived copy recorded</span> · '
+        '<a href="https://web.archive.org/web/*/https://example.org/net" rel="nofollow">'
+        "search the Internet Archive</a>"
+    ) in page
+
+
+def test_the_card_says_which_sources_have_no_archived_copy(
+    client: Client, small_library: None
+) -> None:
+    # Most of the library's sources have none (README): the card must not suggest otherwise.
+    case = Case.objects.get(slug="leaky-loader")
+    Source.objects.filter(case=case).update(
+        archived_url="https://web.archive.org/web/2024/https://example.org/paper"
+    )
+    Source.objects.create(case=case, url="https://example.org/blog", kind="secondary")
+    page = _page(client, "leaky-loader")
+    assert "An archived copy is recorded for 1 of these 2 sources;" in page
+    second = page[page.index('id="source-2"') :]
+    assert second.index("no archived copy recorded") < second.index("</li>")
 
 
 def test_figures_cite_their_source_by_number(client: Client, small_library: None) -> None:

@@ -57,6 +57,8 @@ def context(case: Case) -> dict[str, Any]:
         "action_items": prefetched(case, "action_item_links"),
         "lessons": prefetched(case, "lesson_links"),
         "sources": sources,
+        # The library records an archived copy for few sources (README): the card says how many.
+        "sources_archived": sum(1 for s in sources if s.source.archived_url),
         "figures": [(f, number_of.get(f.source_url)) for f in prefetched(case, "key_figures")],
         "costs": [(c, number_of.get(c.source_url)) for c in prefetched(case, "costs")],
         "breakdowns": [
