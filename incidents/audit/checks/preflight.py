@@ -25,13 +25,19 @@ from .common import (
 NCCL_TEST = re.compile(
     r"nccl-tests|nccl_tests|all_reduce_perf|all_gather_perf|alltoall_perf|reduce_scatter_perf"
 )
-STACK_DAEMONSETS = (
-    "nvidia-operator-validator",
-    "nvidia-device-plugin",
-    "gpu-feature-discovery",
-    "nvidia-driver",
-    "nvidia-container-toolkit",
-)
+# The GPU stack's DaemonSets by name prefix, each with the operand of its node label: the GPU
+# Operator schedules an operand on the nodes labelled ``nvidia.com/gpu.deploy.<operand>=true`` and
+# leaves out a node whose label says otherwise (``false``, the driver's ``pre-installed``) or that
+# is labelled ``nvidia.com/gpu.deploy.operands=false``.
+STACK_COMPONENTS = {
+    "nvidia-operator-validator": "operator-validator",
+    "nvidia-device-plugin": "device-plugin",
+    "gpu-feature-discovery": "gpu-feature-discovery",
+    "nvidia-driver": "driver",
+    "nvidia-container-toolkit": "container-toolkit",
+}
+STACK_DAEMONSETS = tuple(STACK_COMPONENTS)
+DEPLOY_LABEL = "nvidia.com/gpu.deploy."
 VALIDATOR = "nvidia-operator-validator"
 BURN_IN_KINDS = tuple(k for a in ADAPTERS if a.training for k in a.reads)
 
@@ -119,6 +125,36 @@ def _stack_daemonsets(ctx: Context) -> list[Obj]:
     return [ds for ds in ctx.items("daemonsets.apps") if name_of(ds).startswith(STACK_DAEMONSETS)]
 
 
+def _component(ds: Obj) -> str:
+    """The stack component a DaemonSet runs: the name prefix it matched."""
+    return next(p for p in STACK_DAEMONSETS if name_of(ds).startswith(p))
+
+
+def _meant_for(node: Obj, component: str) -> bool:
+    """Whether a GPU node should run ``component``: its deploy labels do not leave it out."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    if labels.get(f"{DEPLOY_LABEL}operands") == "false":
+        return False
+    value = labels.get(f"{DEPLOY_LABEL}{STACK_COMPONENTS[component]}")
+    return value is None or value == "true"
+
+
+def _scheduled(status: Obj) -> int:
+    return int(status.get("desiredNumberScheduled", 0))
+
+
+def _coverage(ctx: Context, daemonsets: list[Obj]) -> dict[str, tuple[int, int]]:
+    """Per component: (nodes its DaemonSets are scheduled on, GPU nodes meant to run it)."""
+    out: dict[str, tuple[int, int]] = {}
+    for ds in daemonsets:
+        component = _component(ds)
+        scheduled, meant = out.get(component, (0, 0))
+        if component not in out:
+            meant = sum(1 for n in ctx.gpu_nodes if _meant_for(n, component))
+        out[component] = (scheduled + _scheduled(ds.get("status") or {}), meant)
+    return out
+
+
 def gpu_stack(ctx: Context) -> Iterator[Result]:
     daemonsets = _stack_daemonsets(ctx)
     policies = ctx.items("clusterpolicies.nvidia.com")
@@ -126,6 +162,7 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         (ctx.ref("clusterpolicies.nvidia.com", cp), ("policy", cp)) for cp in policies
     ]
     items += [(ctx.ref("daemonsets.apps", ds), ("daemonset", ds)) for ds in daemonsets]
+    coverage = _coverage(ctx, daemonsets)
 
     def judge(item: tuple[str, Obj]) -> Gap | None:
         what, obj = item
@@ -135,33 +172,46 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
             if state == "ready":
                 return None
             return gap("GPU Operator stack is not ready", Evidence("status.state", state, "ready"))
-        desired, ready = (
-            int(status.get("desiredNumberScheduled", 0)),
-            int(status.get("numberReady", 0)),
-        )
-        if ready >= desired:
-            return None
-        return gap(
-            f"{desired - ready} GPU stack pods not Ready",
-            Evidence("status.numberReady", ready, desired),
-        )
+        desired, ready = _scheduled(status), int(status.get("numberReady", 0))
+        problems: list[str] = []
+        evidence: list[Evidence] = []
+        if ready < desired:
+            problems.append(f"{desired - ready} GPU stack pods not Ready")
+            evidence.append(Evidence("status.numberReady", ready, desired))
+        component = _component(obj)
+        scheduled, meant = coverage[component]
+        if scheduled < meant:
+            others = sum(1 for ds in daemonsets if _component(ds) == component) - 1
+            whose = f" (with its {others} other {component} DaemonSets)" if others else ""
+            problems.append(
+                f"{component} is scheduled on {scheduled} of the {meant} GPU nodes meant to run "
+                f"it{whose}: {meant - scheduled} run without it"
+            )
+            evidence.append(
+                Evidence(
+                    "status.desiredNumberScheduled",
+                    scheduled,
+                    f"at least {meant}: one per GPU node not left out by its "
+                    f"{DEPLOY_LABEL}{STACK_COMPONENTS[component]} label",
+                )
+            )
+        return gap("; ".join(problems), *evidence) if problems else None
 
-    not_seen = ["what the stack's pods checked: kubegap reads their Ready state, not their logs"]
-    validators = [ds for ds in daemonsets if name_of(ds).startswith(VALIDATOR)]
-    if not validators:
-        not_seen.append(
+    not_seen = [
+        "what the stack's pods checked: kubegap reads their Ready state, not their logs",
+        "which GPU nodes each DaemonSet's pods run on: its status counts nodes, not which ones",
+    ]
+    if not any(_component(ds) == VALIDATOR for ds in daemonsets):
+        not_seen.insert(
+            0,
             "whether the driver, toolkit and CUDA work on each node: no nvidia-operator-validator "
-            "DaemonSet runs (its Ready pods are the only API sign of a working stack)"
+            "DaemonSet runs (its Ready pods are the only API sign of a working stack)",
         )
-    gpu_nodes = len(ctx.gpu_nodes)
-    for ds in daemonsets:
-        desired = int((ds.get("status") or {}).get("desiredNumberScheduled", 0))
-        if gpu_nodes and desired < gpu_nodes:
-            not_seen.append(f"DaemonSet {name_of(ds)} runs on {desired} of {gpu_nodes} GPU nodes")
     yield from per_object(
         items,
         judge,
-        ok="GPU stack components report ready (ClusterPolicy state, stack DaemonSets' pods Ready)",
+        ok="GPU stack components report ready (ClusterPolicy state, stack DaemonSets' pods "
+        "Ready) and are scheduled on every GPU node meant to run them",
         none="no GPU Operator ClusterPolicy or GPU stack DaemonSet found",
         not_seen=not_seen,
     )
@@ -220,7 +270,9 @@ CHECKS = [
         ),
         remediation=(
             "Fix the failing operand (see the ClusterPolicy conditions and the not-Ready pods of "
-            "the listed DaemonSet); keep the node tainted until nvidia-operator-validator passes."
+            "the listed DaemonSet), and schedule each stack DaemonSet on every GPU node (its "
+            "nodeSelector and tolerations, or the nodes' nvidia.com/gpu.deploy.* labels); keep "
+            "the node tainted until nvidia-operator-validator passes."
         ),
         confidence="definitive",
         func=gpu_stack,
