@@ -13,6 +13,7 @@ from .cases import cited_cases
 from .engine import AuditResult
 from .model import SEVERITY_RANK, Finding
 from .report import check_status, summary
+from .wording import counted
 
 FINDINGS_SHOWN = 10
 EVIDENCE_SHOWN = 3
@@ -96,7 +97,8 @@ def render_text(
         out.append(f"config: {result.config.path}{disabled}")
     out += ["", "Coverage"]
     for key, cov in sorted(result.coverage.items()):
-        detail = f"{cov.count} objects, {cov.pages} pages" if cov.status == "listed" else ""
+        listed = f"{counted(cov.count, 'object')}, {counted(cov.pages, 'page')}"
+        detail = listed if cov.status == "listed" else ""
         if cov.message:
             detail = f"{detail}; {cov.message}" if detail else cov.message
         status = paint(
@@ -139,8 +141,8 @@ def render_text(
     exempted_n = s["findings_by_status"]["exempted"]
     out.append("")
     out.append(
-        f"{s['checks']} checks: {counts}"
-        + (f"; {exempted_n} findings exempted" if exempted_n else "")
+        f"{counted(s['checks'], 'check')}: {counts}"
+        + (f"; {counted(exempted_n, 'finding')} exempted" if exempted_n else "")
         + f". Exit code {s['exit_code']} (--fail-on {fail_on})."
     )
     if result.disabled:

@@ -8,6 +8,7 @@ from ..context import Context
 from ..k8s import Obj
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..projection.core import OBJECT_STORE
+from ..wording import counted
 from ..workloads.index import Workload
 from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
@@ -168,7 +169,9 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
                 res, "GPU training on interruptible nodes without checkpoint protection", *evidence
             )
     if not failed:
-        yield passed(f"{len(groups)} workloads on spot GPU nodes can checkpoint on preemption")
+        yield passed(
+            f"{counted(len(groups), 'workload')} on spot GPU nodes can checkpoint on preemption"
+        )
 
 
 GRACE = Setting("min_grace_seconds", 120, "shortest terminationGracePeriodSeconds accepted")

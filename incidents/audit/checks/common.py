@@ -53,7 +53,7 @@ def per_object(
     members: Callable[[T], Iterable[str]] = lambda item: (),
     not_seen: Iterable[str] = (),
 ) -> Iterator[Result]:
-    """Judge each item; ``ok`` completes the pass message after the count ("3 <ok>").
+    """Judge each item; ``ok`` is the pass message, the count follows ("<ok> (3 examined)").
 
     A :class:`Skip` verdict is not counted as examined; the pass lists it under ``not_seen``.
     """
@@ -80,7 +80,7 @@ def per_object(
         yield not_applicable(none + (f" ({len(skipped)} not judged)" if skipped else ""))
     elif not failed:
         yield passed(
-            f"{len(examined)} {ok}",
+            f"{ok} ({len(examined)} examined)",
             examined=examined[:EXAMINED_SHOWN],
             not_seen=[*skipped, *not_seen],
         )
