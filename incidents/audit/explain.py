@@ -10,6 +10,7 @@ def explain_text(check: Check, library_url: str | None) -> str:
     d = check_to_dict(check, library_url)
     lines = [
         f"{check.id}: {check.title}",
+        f"a pass means: {check.title_for('pass')}",
         f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
         "",
         "Why it matters:",

@@ -113,7 +113,8 @@ def render_text(
         status = check_status(check, findings)
         label = _LABEL.get(status, status.upper())
         severity = paint(check.severity, check.severity)
-        out += ["", f"{paint(status, f'[{label}]')} {check.id} {check.title} ({severity})"]
+        headline = check.title_for(status)
+        out += ["", f"{paint(status, f'[{label}]')} {check.id} {headline} ({severity})"]
         shown = [f for f in findings if f.status in ("fail", "not_evaluated")] or [
             f for f in findings if f.status != "exempted"
         ]

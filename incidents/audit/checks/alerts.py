@@ -120,6 +120,7 @@ CHECKS = [
     Check(
         id="ALERT-001",
         title="No alert on GPU temperature or thermal throttling",
+        pass_title="An alert rule watches GPU temperature or thermal throttling",
         severity="high",
         category="alerting",
         reads=("nodes", RULES),
@@ -154,6 +155,7 @@ CHECKS = [
     Check(
         id="ALERT-002",
         title="No alert on GPU hardware errors (XID, ECC)",
+        pass_title="Alert rules watch GPU hardware errors (XID, ECC)",
         severity="high",
         category="alerting",
         reads=("nodes", RULES),
@@ -185,6 +187,7 @@ CHECKS = [
     Check(
         id="ALERT-003",
         title="No alert for training that stalls without an error",
+        pass_title="An alert rule catches training that stalls without an error",
         severity="high",
         category="alerting",
         reads=("nodes", RULES),

@@ -185,6 +185,7 @@ CHECKS = [
     Check(
         id="CKPT-001",
         title="Grace period too short to checkpoint on SIGTERM",
+        pass_title="Grace periods leave time to checkpoint on SIGTERM",
         severity="medium",
         category="checkpointing",
         reads=WORKLOAD_KINDS,
@@ -216,6 +217,7 @@ CHECKS = [
     Check(
         id="CKPT-002",
         title="No durable checkpoint storage",
+        pass_title="GPU training has durable checkpoint storage",
         severity="medium",
         category="checkpointing",
         reads=WORKLOAD_KINDS,
@@ -244,6 +246,7 @@ CHECKS = [
     Check(
         id="CKPT-003",
         title="GPU training on spot nodes without checkpoint protection",
+        pass_title="GPU training on spot nodes can checkpoint on preemption",
         severity="high",
         category="checkpointing",
         reads=("nodes", "pods"),

@@ -152,6 +152,7 @@ CHECKS = [
     Check(
         id="EVT-001",
         title="Recent Warning events report GPU or NCCL faults",
+        pass_title="No recent Warning event reports a GPU or NCCL fault",
         severity="high",
         category="gpu-health",
         reads=(EVENTS, "nodes", "pods"),
@@ -186,6 +187,7 @@ CHECKS = [
     Check(
         id="EVT-002",
         title="GPU pods stay Pending on FailedScheduling",
+        pass_title="No GPU pod stays Pending on FailedScheduling",
         severity="medium",
         category="scheduling",
         reads=(EVENTS, "pods"),

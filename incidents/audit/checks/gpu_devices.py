@@ -118,6 +118,7 @@ CHECKS = [
     Check(
         id="GPU-003",
         title="GPU node advertises fewer GPUs than it has",
+        pass_title="GPU nodes advertise all the GPUs they have",
         severity="high",
         category="gpu-health",
         reads=("nodes",),
@@ -151,6 +152,7 @@ CHECKS = [
     Check(
         id="GPU-004",
         title="Device-plugin GPU health checks disabled",
+        pass_title="Device-plugin GPU health checks are on",
         severity="high",
         category="gpu-health",
         reads=("daemonsets.apps", "clusterpolicies.nvidia.com"),
@@ -177,6 +179,7 @@ CHECKS = [
     Check(
         id="GPU-005",
         title="Running pods bound to GPUs reported unhealthy",
+        pass_title="No running pod is bound to a GPU reported unhealthy",
         severity="high",
         category="gpu-health",
         reads=("pods",),

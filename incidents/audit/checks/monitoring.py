@@ -191,6 +191,7 @@ CHECKS = [
     Check(
         id="MON-001",
         title="DCGM exporter does not cover every GPU node",
+        pass_title="The DCGM exporter covers every GPU node",
         severity="high",
         category="monitoring",
         reads=("nodes", "pods"),
@@ -220,6 +221,7 @@ CHECKS = [
     Check(
         id="MON-002",
         title="DCGM exporter leaves ECC, NVLink or XID counters out",
+        pass_title="The DCGM exporter exports ECC, NVLink and XID counters",
         severity="medium",
         category="monitoring",
         reads=("daemonsets.apps", "configmaps", "clusterpolicies.nvidia.com"),
@@ -252,6 +254,7 @@ CHECKS = [
     Check(
         id="MON-003",
         title="DCGM exporter metrics are not scraped",
+        pass_title="DCGM exporter metrics are scraped",
         severity="medium",
         category="monitoring",
         reads=(

@@ -221,6 +221,7 @@ CHECKS = [
     Check(
         id="PRE-001",
         title="No recent multi-node NCCL burn-in",
+        pass_title="A multi-node NCCL burn-in succeeded recently",
         severity="medium",
         category="preflight",
         reads=("nodes", "cronjobs.batch", *BURN_IN_KINDS),
@@ -257,6 +258,7 @@ CHECKS = [
     Check(
         id="PRE-002",
         title="GPU software stack not validated",
+        pass_title="GPU stack components are Ready on every GPU node meant to run them",
         severity="high",
         category="preflight",
         reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),

@@ -156,6 +156,7 @@ CHECKS = [
     Check(
         id="SCHED-001",
         title="One training gang spread over different GPU models or drivers",
+        pass_title="Each training gang runs on one GPU model and driver",
         severity="high",
         category="scheduling",
         reads=("nodes", "pods"),
@@ -187,6 +188,7 @@ CHECKS = [
     Check(
         id="NODE-001",
         title="Pods stranded on NotReady GPU nodes",
+        pass_title="No pods stranded on NotReady GPU nodes",
         severity="high",
         category="node-health",
         reads=("nodes", "pods"),
@@ -216,6 +218,7 @@ CHECKS = [
     Check(
         id="NODE-002",
         title="GPU pods tolerate an unreachable node forever",
+        pass_title="GPU pods leave an unreachable node in bounded time",
         severity="medium",
         category="node-health",
         reads=WORKLOAD_KINDS,
