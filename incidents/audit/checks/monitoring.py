@@ -39,9 +39,18 @@ class Exporter:
     service_monitor: bool  # ClusterPolicy.spec.dcgmExporter.serviceMonitor.enabled
 
 
+OPERATOR_EXPORTER = "nvidia-dcgm-exporter"  # the name and app label of the operator's DaemonSet
+
+
 def _managed_by_operator(ds: Obj) -> bool:
-    owners = ds["metadata"].get("ownerReferences") or []
-    return any(o.get("kind") == "ClusterPolicy" for o in owners)
+    """The GPU Operator's exporter DaemonSet: owned by the ClusterPolicy, or (an export that lost
+    its owner references) bearing the name and ``app`` label the operator gives it. Its counters
+    and ServiceMonitor are set in the ClusterPolicy, which the operator renders into it."""
+    meta = ds.get("metadata") or {}
+    if any(o.get("kind") == "ClusterPolicy" for o in meta.get("ownerReferences") or []):
+        return True
+    labels = meta.get("labels") or {}
+    return meta.get("name") == OPERATOR_EXPORTER and labels.get("app") == OPERATOR_EXPORTER
 
 
 def exporters(ctx: Context) -> list[Exporter]:
