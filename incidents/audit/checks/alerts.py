@@ -17,6 +17,13 @@ THERMAL = re.compile(
 XID = re.compile(r"DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT")
 ECC = re.compile(r"DCGM_FI_DEV_ECC_DBE|DCGM_FI_DEV_ROW_REMAP_FAILURE|DCGM_FI_DEV_RETIRED_DBE")
 NVLINK = re.compile(r"DCGM_FI_DEV_NVLINK_\w*(ERROR|CRC)")
+# The XIDs an uncorrectable ECC error raises: 48 (double-bit error), 94 and 95 (contained and
+# uncontained errors, A100 and later). An XID alert that does not single out other codes pages on them.
+ECC_XIDS = frozenset({48, 94, 95})
+_XID_LABEL = re.compile(r'\bxid\s*(=~|=)\s*"([^"]*)"')
+_XID_VALUE = re.compile(
+    r"(?:DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT)(?:\{[^}]*\})?\s*==\s*(\d+)"
+)
 GPU_ACTIVITY = re.compile(
     r"DCGM_FI_(DEV_GPU_UTIL|PROF_GR_ENGINE_ACTIVE|PROF_SM_ACTIVE|PROF_PIPE_TENSOR_ACTIVE|"
     r"PROF_NVLINK_[RT]X_BYTES)"
@@ -27,7 +34,27 @@ PROGRESS = re.compile(
     re.IGNORECASE,
 )
 
-AlertRule = tuple[str, str, str]  # (namespace/name, alert, expr)
+AlertRule = tuple[str, str, str]
+
+
+def xid_codes(expr: str) -> set[int] | None:
+    """The XID codes an XID alert is limited to (``xid="79"``, ``== 79``); None when it is not."""
+    codes: set[int] | None = None
+    for _, values in _XID_LABEL.findall(expr):
+        codes = (codes or set()) | {int(v) for v in re.findall(r"\d+", values)}
+    for value in _XID_VALUE.findall(expr):
+        codes = (codes or set()) | {int(value)}
+    return codes
+
+
+def pages_on_ecc(expr: str) -> bool:
+    """An alert on an uncorrectable-ECC counter, or on XIDs including 48/94/95."""
+    if ECC.search(expr):
+        return True
+    if not XID.search(expr):
+        return False
+    codes = xid_codes(expr)
+    return codes is None or bool(codes & ECC_XIDS)  # (namespace/name, alert, expr)
 
 
 def alert_rules(ctx: Context) -> list[AlertRule]:
@@ -42,7 +69,11 @@ def alert_rules(ctx: Context) -> list[AlertRule]:
 
 
 def _alert_check(
-    ctx: Context, wanted: dict[str, Callable[[str], bool]], required: tuple[str, ...], what: str
+    ctx: Context,
+    wanted: dict[str, Callable[[str], bool]],
+    required: tuple[str, ...],
+    what: str,
+    not_seen: tuple[str, ...] = (),
 ) -> Iterator[Result]:
     if not ctx.gpu_nodes:
         yield not_applicable("no GPU nodes")
@@ -82,7 +113,10 @@ def _alert_check(
             f"{what} alerts found ({len(rules)} alert rules in {len(objects)} PrometheusRules)",
             *evidence,
             examined=objects,
-            not_seen=["whether Prometheus loads these rules and routes the alerts to anyone"],
+            not_seen=[
+                "whether Prometheus loads these rules and routes the alerts to anyone",
+                *not_seen,
+            ],
         )
 
 
@@ -98,10 +132,19 @@ def thermal_alert(ctx: Context) -> Iterator[Result]:
 def hardware_alert(ctx: Context) -> Iterator[Result]:
     wanted: dict[str, Callable[[str], bool]] = {
         "XID errors": lambda e: bool(XID.search(e)),
-        "ECC errors": lambda e: bool(ECC.search(e)),
+        "uncorrectable ECC errors": pages_on_ecc,
         "NVLink errors": lambda e: bool(NVLINK.search(e)),
     }
-    yield from _alert_check(ctx, wanted, ("XID errors", "ECC errors"), "GPU hardware error")
+    yield from _alert_check(
+        ctx,
+        wanted,
+        ("XID errors", "uncorrectable ECC errors"),
+        "GPU hardware error",
+        not_seen=(
+            "corrected (single-bit) ECC error rates: an uncorrectable error raises XID 48 (94/95 "
+            "on A100 and later), so an XID alert pages on it; a rising corrected count is not judged",
+        ),
+    )
 
 
 def stall_alert(ctx: Context) -> Iterator[Result]:
