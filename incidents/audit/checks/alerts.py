@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 from ..context import Context
 from ..model import Check, Evidence, Reference, Result
-from .common import CLUSTER, fail, name_of, not_applicable, passed, shown
+from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
 
 RULES = "prometheusrules.monitoring.coreos.com"
 THERMAL = re.compile(
@@ -148,6 +148,14 @@ def hardware_alert(ctx: Context) -> Iterator[Result]:
 
 
 def stall_alert(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if ctx.gpu_nodes and workloads and not any(w.training for w in workloads):
+        # An idle cluster is judged (training may start any time); one that only serves has no
+        # training run to stall.
+        yield not_applicable(
+            f"the {len(workloads)} active GPU workloads all serve; no training run to stall"
+        )
+        return
     wanted: dict[str, Callable[[str], bool]] = {
         "stalled training": lambda e: bool(GPU_ACTIVITY.search(e) or PROGRESS.search(e)),
     }
@@ -230,7 +238,7 @@ CHECKS = [
         title="No alert for training that stalls without an error",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", RULES, *WORKLOAD_KINDS),
         cases=(
             "bigscience-bloom176b-eval-dataloader-deadlock",
             "bigscience-bloom176b-gpu-crash-hang",

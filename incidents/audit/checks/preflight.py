@@ -13,6 +13,7 @@ from ..workloads import ADAPTERS
 from .common import (
     CLUSTER,
     READ_ERRORS,
+    WORKLOAD_KINDS,
     Gap,
     fail,
     gap,
@@ -20,6 +21,7 @@ from .common import (
     not_applicable,
     passed,
     per_object,
+    runs_across_pods,
 )
 
 NCCL_TEST = re.compile(
@@ -84,6 +86,15 @@ def _burn_in_runs(ctx: Context) -> list[tuple[str, str | None]]:
 def burn_in(ctx: Context) -> Iterator[Result]:
     if len(ctx.gpu_nodes) < 2:
         yield not_applicable("fewer than two GPU nodes")
+        return
+    workloads = ctx.workloads()
+    if workloads and not any(runs_across_pods(w) for w in workloads):
+        # An idle cluster is judged (bring-up is when a burn-in matters most); one that runs
+        # only single-pod jobs and serving replicas has no collective across nodes to test.
+        yield not_applicable(
+            f"none of the {len(workloads)} active GPU workloads runs collectives across pods "
+            "(single-pod jobs and serving replicas)"
+        )
         return
     days = float(ctx.param("fresh_days"))
     runs = _burn_in_runs(ctx)
@@ -173,7 +184,7 @@ CHECKS = [
         title="No recent multi-node NCCL burn-in",
         severity="medium",
         category="preflight",
-        reads=("nodes", "cronjobs.batch", *BURN_IN_KINDS),
+        reads=tuple(dict.fromkeys(("nodes", "cronjobs.batch", *BURN_IN_KINDS, *WORKLOAD_KINDS))),
         cases=(
             "acme-seren-kalos-pretraining-failures",
             "meta-opt175b-hardware-restarts",
