@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, parse_time
+from ..k8s import Obj, condition, parse_time, pod_ready
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..workloads import ADAPTERS
 from .common import (
@@ -130,6 +130,25 @@ def _stack_daemonsets(ctx: Context) -> list[Obj]:
     return [ds for ds in ctx.items("daemonsets.apps") if name_of(ds).startswith(STACK_DAEMONSETS)]
 
 
+def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
+    """Nodes whose pod of this DaemonSet is not Ready because the node itself is NotReady."""
+    out = []
+    namespace = ds["metadata"].get("namespace")
+    for pod in ctx.items("pods"):
+        meta = pod.get("metadata") or {}
+        owned = any(
+            o.get("kind") == "DaemonSet" and o.get("name") == name_of(ds)
+            for o in meta.get("ownerReferences") or []
+        )
+        if not owned or meta.get("namespace") != namespace or pod_ready(pod):
+            continue
+        node = ctx.nodes_by_name.get(str((pod.get("spec") or {}).get("nodeName")))
+        ready = condition(node, "Ready") if node else None
+        if node is not None and (ready is None or ready.get("status") != "True"):
+            out.append(name_of(node))
+    return sorted(out)
+
+
 def gpu_stack(ctx: Context) -> Iterator[Result]:
     daemonsets = _stack_daemonsets(ctx)
     policies = ctx.items("clusterpolicies.nvidia.com")
@@ -152,9 +171,19 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         )
         if ready >= desired:
             return None
+        down = _unready_on_down_nodes(ctx, obj)
+        if ready + len(down) >= desired:
+            # The node is down, not the stack (NODE-001 judges what is stranded there).
+            not_seen.append(f"DaemonSet {name_of(obj)} on NotReady nodes {', '.join(down)}")
+            return None
         return gap(
-            f"{desired - ready} GPU stack pods not Ready",
+            f"{desired - ready - len(down)} GPU stack pods not Ready on Ready nodes",
             Evidence("status.numberReady", ready, desired),
+            *(
+                [Evidence("pods[not Ready, on a NotReady node]", down, "not counted")]
+                if down
+                else []
+            ),
         )
 
     not_seen = ["what the stack's pods checked: kubegap reads their Ready state, not their logs"]
@@ -220,7 +249,7 @@ CHECKS = [
         title="GPU software stack not validated",
         severity="high",
         category="preflight",
-        reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),
+        reads=("nodes", "pods", "daemonsets.apps", "clusterpolicies.nvidia.com"),
         cases=("ai2-olmo-lumi-bringup", "meta-opt175b-cloud-cluster-deletion"),
         references=(
             Reference("https://github.com/Azure/AKS/issues/4256", "AKS: GPU driver never comes up"),
