@@ -6,10 +6,19 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..context import Context
+from ..k8s import Obj
+from ..kinds import KINDS
 from ..model import Check, Evidence, Reference, Result
 from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
 
 RULES = "prometheusrules.monitoring.coreos.com"
+# Google Cloud Managed Service for Prometheus rule objects (their spec.groups are Prometheus's).
+GMP_RULES = (
+    "rules.monitoring.googleapis.com",
+    "clusterrules.monitoring.googleapis.com",
+    "globalrules.monitoring.googleapis.com",
+)
+RULE_KINDS = (RULES, *GMP_RULES)
 THERMAL = re.compile(
     r"DCGM_FI_DEV_(GPU_TEMP|MEMORY_TEMP|THERMAL_VIOLATION|CLOCK_THROTTLE_REASONS|"
     r"CLOCKS_EVENT_REASONS)|amdgpu_.*temperature"
@@ -34,7 +43,7 @@ PROGRESS = re.compile(
     re.IGNORECASE,
 )
 
-AlertRule = tuple[str, str, str]
+AlertRule = tuple[str, str, str]  # (namespace/name, alert, expr)
 
 
 def xid_codes(expr: str) -> set[int] | None:
@@ -54,13 +63,30 @@ def pages_on_ecc(expr: str) -> bool:
     if not XID.search(expr):
         return False
     codes = xid_codes(expr)
-    return codes is None or bool(codes & ECC_XIDS)  # (namespace/name, alert, expr)
+    return codes is None or bool(codes & ECC_XIDS)
+
+
+def rule_objects(ctx: Context) -> list[tuple[str, Obj]]:
+    """Every rule object by name: ``ns/name`` for a PrometheusRule, ``Rules ns/name`` (or
+    ``ClusterRules name``, ``GlobalRules name``) for Managed Prometheus ones."""
+    out = []
+    for key in RULE_KINDS:
+        for obj in ctx.items(key):
+            ns = obj["metadata"].get("namespace")
+            where = f"{ns}/{name_of(obj)}" if ns else name_of(obj)
+            out.append((where if key == RULES else f"{KINDS[key].kind} {where}", obj))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _counted(ctx: Context, objects: int) -> str:
+    gmp = sum(len(ctx.items(k)) for k in GMP_RULES)
+    parts = [f"{objects - gmp} PrometheusRules"] if objects > gmp or not gmp else []
+    return " and ".join([*parts, *([f"{gmp} Managed Prometheus rule objects"] if gmp else [])])
 
 
 def alert_rules(ctx: Context) -> list[AlertRule]:
     out: list[AlertRule] = []
-    for pr in ctx.items(RULES):
-        where = f"{pr['metadata'].get('namespace')}/{name_of(pr)}"
+    for where, pr in rule_objects(ctx):
         for group in (pr.get("spec") or {}).get("groups") or []:
             for rule in group.get("rules") or []:
                 if rule.get("alert"):
@@ -78,15 +104,15 @@ def _alert_check(
     if not ctx.gpu_nodes:
         yield not_applicable("no GPU nodes")
         return
-    if ctx.absent(RULES):
+    if all(ctx.absent(k) for k in RULE_KINDS):
         yield fail(
             CLUSTER,
-            f"no {what}: the PrometheusRule CRD is not installed",
+            f"no {what}: the PrometheusRule CRD is not installed (nor Managed Prometheus Rules)",
             Evidence("prometheusrules", "CRD absent", f"a PrometheusRule alerting on {what}"),
         )
         return
     rules = alert_rules(ctx)
-    objects = sorted(f"{pr['metadata'].get('namespace')}/{name_of(pr)}" for pr in ctx.items(RULES))
+    objects = [where for where, _ in rule_objects(ctx)]
     found = {
         label: sorted(f"{where}:{alert}" for where, alert, expr in rules if match(expr))
         for label, match in wanted.items()
@@ -105,12 +131,12 @@ def _alert_check(
         yield fail(
             CLUSTER,
             f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules in "
-            f"{len(objects)} PrometheusRules examined)",
+            f"{_counted(ctx, len(objects))} examined)",
             *evidence,
         )
     else:
         yield passed(
-            f"{what} alerts found ({len(rules)} alert rules in {len(objects)} PrometheusRules)",
+            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx, len(objects))})",
             *evidence,
             examined=objects,
             not_seen=[
@@ -173,7 +199,7 @@ CHECKS = [
         title="No alert on GPU temperature or thermal throttling",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", *RULE_KINDS),
         cases=(
             "acme-kalos-overheating-jul2023",
             "meta-llama3-power-thermal-effects",
@@ -207,7 +233,7 @@ CHECKS = [
         title="No alert on GPU hardware errors (XID, ECC)",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", *RULE_KINDS),
         cases=(
             "meta-llama3-405b-interruptions",
             "acme-llm-dev-infra-failures",
@@ -238,7 +264,7 @@ CHECKS = [
         title="No alert for training that stalls without an error",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES, *WORKLOAD_KINDS),
+        reads=("nodes", *RULE_KINDS, *WORKLOAD_KINDS),
         cases=(
             "bigscience-bloom176b-eval-dataloader-deadlock",
             "bigscience-bloom176b-gpu-crash-hang",
