@@ -177,7 +177,7 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
             not_seen.append(f"DaemonSet {name_of(obj)} on NotReady nodes {', '.join(down)}")
             return None
         return gap(
-            f"{desired - ready - len(down)} GPU stack pods not Ready on Ready nodes",
+            f"{desired - ready - len(down)} GPU stack pods not Ready",
             Evidence("status.numberReady", ready, desired),
             *(
                 [Evidence("pods[not Ready, on a NotReady node]", down, "not counted")]
