@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, condition, is_gpu_resource, node_gpus, quantity
+from ..k8s import Obj, is_gpu_resource, node_gpus, not_ready, quantity
 from ..model import Check, Evidence, Reference, Resource, Result
 from .common import (
     Gap,
@@ -50,16 +50,10 @@ def _uses_mig(node: Obj) -> bool:
     )
 
 
-def _not_ready(node: Obj) -> str | None:
-    ready = condition(node, "Ready")
-    status = None if ready is None else str(ready.get("status"))
-    return None if status == "True" else str(status)
-
-
 def missing_gpus(ctx: Context) -> Iterator[Result]:
-    ready = [n for n in ctx.gpu_nodes if _not_ready(n) is None]
+    ready = [n for n in ctx.gpu_nodes if not_ready(n) is None]
     for node in ctx.gpu_nodes:
-        status = _not_ready(node)
+        status = not_ready(node)
         if status is not None:
             yield not_evaluated(
                 ctx.ref("nodes", node),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, condition, parse_time, pod_ready
+from ..k8s import Obj, not_ready, parse_time, pod_ready
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..workloads import ADAPTERS
 from .common import (
@@ -143,8 +143,7 @@ def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
         if not owned or meta.get("namespace") != namespace or pod_ready(pod):
             continue
         node = ctx.nodes_by_name.get(str((pod.get("spec") or {}).get("nodeName")))
-        ready = condition(node, "Ready") if node else None
-        if node is not None and (ready is None or ready.get("status") != "True"):
+        if node is not None and not_ready(node) is not None:
             out.append(name_of(node))
     return sorted(out)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, condition
+from ..k8s import Obj, not_ready
 from ..model import Check, Evidence, Reference, Resource, Result
 from ..workloads.index import Workload
 from .common import (
@@ -117,10 +117,10 @@ def stuck_on_notready(ctx: Context) -> Iterator[Result]:
     stranded: dict[Resource, list[tuple[Obj, str]]] = {}
     agents = 0
     for node in ctx.gpu_nodes:
-        ready = condition(node, "Ready")
-        if ready is None or ready.get("status") == "True":
+        status = not_ready(node)
+        if status is None:
             continue
-        down[name_of(node)] = str(ready.get("status"))
+        down[name_of(node)] = status
         for pod in ctx.pods_by_node.get(name_of(node), []):
             if pod["status"].get("phase") in ("Succeeded", "Failed"):
                 continue
