@@ -209,7 +209,8 @@ CHECKS = [
         ),
         remediation=(
             "Drain the node and check `nvidia-smi`/kernel logs for XID 79 or uncorrectable ECC; "
-            "reset or replace the GPU. Alert on allocatable < capacity for nvidia.com/gpu."
+            "reset or replace the GPU. Alert on allocatable < capacity for nvidia.com/gpu (and "
+            "each nvidia.com/mig-<profile> on MIG nodes)."
         ),
         confidence="definitive",
         func=missing_gpus,
