@@ -10,6 +10,7 @@ from ..model import Check, Evidence, Reference, Resource, Result
 from ..workloads.index import Workload
 from .common import (
     CLUSTER,
+    EXAMINED_SHOWN,
     WORKLOAD_KINDS,
     Gap,
     fail,
@@ -151,12 +152,14 @@ def stuck_on_notready(ctx: Context) -> Iterator[Result]:
     if stranded:
         return
     not_seen = (
-        [f"{agents} DaemonSet or static pods on NotReady nodes (node agents)"] if agents else []
+        [f"{agents} DaemonSet or static pods on NotReady nodes, not counted (node agents)"]
+        if agents
+        else []
     )
     yield passed(
         f"{len(ctx.gpu_nodes)} GPU nodes have no pods{ctx.scope} stranded while NotReady"
         + (f" ({len(down)} NotReady)" if down else ""),
-        examined=sorted(name_of(n) for n in ctx.gpu_nodes)[:50],
+        examined=sorted(name_of(n) for n in ctx.gpu_nodes)[:EXAMINED_SHOWN],
         not_seen=not_seen,
     )
 
