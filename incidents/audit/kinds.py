@@ -39,6 +39,18 @@ _CORE: tuple[KindSpec, ...] = (
     kind_spec("podmonitors.monitoring.coreos.com", ("v1",), "PodMonitor", config.monitor, crd=True),
     kind_spec("clusterpolicies.nvidia.com", ("v1",), "ClusterPolicy", config.cluster_policy,
               namespaced=False, crd=True),
+    # Google Cloud Managed Service for Prometheus: rules (spec.groups as in a PrometheusRule) and
+    # pod monitors (spec.selector as in a PodMonitor), namespaced and cluster-wide.
+    kind_spec("rules.monitoring.googleapis.com", ("v1",), "Rules", config.prometheus_rule,
+              crd=True),
+    kind_spec("clusterrules.monitoring.googleapis.com", ("v1",), "ClusterRules",
+              config.prometheus_rule, namespaced=False, crd=True),
+    kind_spec("globalrules.monitoring.googleapis.com", ("v1",), "GlobalRules",
+              config.prometheus_rule, namespaced=False, crd=True),
+    kind_spec("podmonitorings.monitoring.googleapis.com", ("v1",), "PodMonitoring",
+              config.monitor, crd=True),
+    kind_spec("clusterpodmonitorings.monitoring.googleapis.com", ("v1",), "ClusterPodMonitoring",
+              config.monitor, namespaced=False, crd=True),
 )  # fmt: skip
 
 KINDS: dict[str, KindSpec] = {

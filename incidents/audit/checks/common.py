@@ -122,6 +122,18 @@ def per_node(
     )
 
 
+# Replicas of these kinds serve on their own; their pods do not run collectives with each other.
+REPLICATED_KINDS = frozenset({"deployments.apps", "statefulsets.apps"})
+
+
+def runs_across_pods(w: Workload) -> bool:
+    """Whether a workload's GPU pods may run collectives (NCCL) with each other: more than one
+    pod of a training job or of a gang kind (an LWS group), not replicas serving alone."""
+    if w.key in REPLICATED_KINDS or (w.key == "pods" and not w.training):
+        return False
+    return sum(t.replicas for t in w.templates) > 1
+
+
 def name_of(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("name"))
 

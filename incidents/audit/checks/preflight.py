@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, parse_time
+from ..k8s import Obj, not_ready, parse_time, pod_ready
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..workloads import ADAPTERS
 from .common import (
     CLUSTER,
     READ_ERRORS,
+    WORKLOAD_KINDS,
     Gap,
     fail,
     gap,
@@ -20,6 +21,7 @@ from .common import (
     not_applicable,
     passed,
     per_object,
+    runs_across_pods,
 )
 
 NCCL_TEST = re.compile(
@@ -91,6 +93,15 @@ def burn_in(ctx: Context) -> Iterator[Result]:
     if len(ctx.gpu_nodes) < 2:
         yield not_applicable("fewer than two GPU nodes")
         return
+    workloads = ctx.workloads()
+    if workloads and not any(runs_across_pods(w) for w in workloads):
+        # An idle cluster is judged (bring-up is when a burn-in matters most); one that runs
+        # only single-pod jobs and serving replicas has no collective across nodes to test.
+        yield not_applicable(
+            f"none of the {len(workloads)} active GPU workloads runs collectives across pods "
+            "(single-pod jobs and serving replicas)"
+        )
+        return
     days = float(ctx.param("fresh_days"))
     runs = _burn_in_runs(ctx)
     fresh = [
@@ -155,6 +166,24 @@ def _coverage(ctx: Context, daemonsets: list[Obj]) -> dict[str, tuple[int, int]]
     return out
 
 
+def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
+    """Nodes whose pod of this DaemonSet is not Ready because the node itself is NotReady."""
+    out = []
+    namespace = ds["metadata"].get("namespace")
+    for pod in ctx.items("pods"):
+        meta = pod.get("metadata") or {}
+        owned = any(
+            o.get("kind") == "DaemonSet" and o.get("name") == name_of(ds)
+            for o in meta.get("ownerReferences") or []
+        )
+        if not owned or meta.get("namespace") != namespace or pod_ready(pod):
+            continue
+        node = ctx.nodes_by_name.get(str((pod.get("spec") or {}).get("nodeName")))
+        if node is not None and not_ready(node) is not None:
+            out.append(name_of(node))
+    return sorted(out)
+
+
 def gpu_stack(ctx: Context) -> Iterator[Result]:
     daemonsets = _stack_daemonsets(ctx)
     policies = ctx.items("clusterpolicies.nvidia.com")
@@ -176,8 +205,17 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         problems: list[str] = []
         evidence: list[Evidence] = []
         if ready < desired:
-            problems.append(f"{desired - ready} GPU stack pods not Ready")
-            evidence.append(Evidence("status.numberReady", ready, desired))
+            down = _unready_on_down_nodes(ctx, obj)
+            if ready + len(down) >= desired:
+                # The node is down, not the stack (NODE-001 judges what is stranded there).
+                not_seen.append(f"DaemonSet {name_of(obj)} on NotReady nodes {', '.join(down)}")
+            else:
+                problems.append(f"{desired - ready - len(down)} GPU stack pods not Ready")
+                evidence.append(Evidence("status.numberReady", ready, desired))
+                if down:
+                    evidence.append(
+                        Evidence("pods[not Ready, on a NotReady node]", down, "not counted")
+                    )
         component = _component(obj)
         scheduled, meant = coverage[component]
         if scheduled < meant:
@@ -199,7 +237,7 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
 
     not_seen = [
         "what the stack's pods checked: kubegap reads their Ready state, not their logs",
-        "which GPU nodes each DaemonSet's pods run on: its status counts nodes, not which ones",
+        "which nodes each DaemonSet is scheduled on: its status counts them (GPU or not)",
     ]
     if not any(_component(ds) == VALIDATOR for ds in daemonsets):
         not_seen.insert(
@@ -224,7 +262,7 @@ CHECKS = [
         pass_title="A multi-node NCCL burn-in succeeded recently",
         severity="medium",
         category="preflight",
-        reads=("nodes", "cronjobs.batch", *BURN_IN_KINDS),
+        reads=tuple(dict.fromkeys(("nodes", "cronjobs.batch", *BURN_IN_KINDS, *WORKLOAD_KINDS))),
         cases=(
             "acme-seren-kalos-pretraining-failures",
             "meta-opt175b-hardware-restarts",
@@ -261,7 +299,7 @@ CHECKS = [
         pass_title="GPU stack components are Ready on every GPU node meant to run them",
         severity="high",
         category="preflight",
-        reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),
+        reads=("nodes", "pods", "daemonsets.apps", "clusterpolicies.nvidia.com"),
         cases=("ai2-olmo-lumi-bringup", "meta-opt175b-cloud-cluster-deletion"),
         references=(
             Reference("https://github.com/Azure/AKS/issues/4256", "AKS: GPU driver never comes up"),
