@@ -113,7 +113,10 @@ def render_text(
         status = check_status(check, findings)
         label = _LABEL.get(status, status.upper())
         severity = paint(check.severity, check.severity)
-        headline = check.title_for(status)
+        # A pass prints what it means; N/A and not evaluated say the title is what was sought.
+        headline = (
+            check.title_for(status) if status in ("pass", "fail") else f"checks for: {check.title}"
+        )
         out += ["", f"{paint(status, f'[{label}]')} {check.id} {headline} ({severity})"]
         shown = [f for f in findings if f.status in ("fail", "not_evaluated")] or [
             f for f in findings if f.status != "exempted"
