@@ -28,9 +28,9 @@ from django.db.models import F, QuerySet
 from django.db.models.functions import Coalesce, ExtractYear
 
 from incidents.facets import BY_PARAM, FACETS, FacetSpec
-from incidents.filter_input import CaseFilterForm, YearFilter, phrased, quoted
+from incidents.filter_input import CaseFilterForm, YearFilter
 from incidents.models import Case, CaseFacetLink, CaseKind, Setting
-from incidents.query_params import bound_params
+from incidents.query_params import bound_params, repeated_problem
 from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -224,13 +224,7 @@ class CaseFilterSet(django_filters.FilterSet):
         for name, values in self.left_out.items():
             errors.setdefault(name, []).extend(f"Unknown value “{v}”." for v in values)
         for name, values in self.repeated.items():
-            errors.setdefault(name, []).append(
-                phrased(
-                    name,
-                    f"{len(values)} different values were given ({quoted(values)}) where one"
-                    f" is read; give one",
-                )
-            )
+            errors.setdefault(name, []).append(repeated_problem(name, values))
         return errors
 
     def get_form_class(self) -> type[forms.Form]:

@@ -92,3 +92,42 @@ def bound_params(params: Mapping[str, Any], *, single: Collection[str] = ()) -> 
         data.setlist(name, values)
     data._mutable = False
     return BoundedParams(data, notes, repeated)
+
+
+PAGE_PARAM = "page"
+
+
+def repeated_problem(name: str, values: list[str]) -> str:
+    """The sentence for a parameter that takes one value given several different ones."""
+    distinct = list(dict.fromkeys(values))
+    shown = ", ".join(f"“{v}”" for v in distinct)
+    return (
+        f"{len(distinct)} different values were given ({shown}) where one is read; give one"
+        f" (parameter {name})."
+    )
+
+
+def page_number(raw: object) -> int | None:
+    """A `page=` value as a page number: a whole number from 1, else None."""
+    text = str(raw).strip()
+    return int(text) if text.isascii() and text.isdigit() and int(text) >= 1 else None
+
+
+def page_problem(values: list[str], last: int) -> str:
+    """What is wrong with the `page=` values given for a list of `last` pages ("" if nothing):
+    not a whole number from 1, several different ones, or past the last page."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) > 1:
+        return repeated_problem(PAGE_PARAM, distinct)
+    if not distinct:
+        return ""
+    number = page_number(distinct[0])
+    if number is None:
+        return (
+            f"“{distinct[0]}” is not a page number (parameter page): give a whole number"
+            f" from 1 to {last}."
+        )
+    if number > last:
+        pages = "1 page" if last == 1 else f"{last:,} pages"
+        return f"There is no page {number:,} (parameter page): these cases fill {pages}."
+    return ""

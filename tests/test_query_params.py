@@ -94,3 +94,24 @@ def test_the_page_says_which_of_repeated_values_it_used(
     assert "for “timeouts”" in page  # the first value is the search shown
     assert "2023.5" not in _get(client, "/", [("year", "2023")])
     assert "“2023.5” is not a year" in _get(client, "/", [("year", "2023.5")])
+
+
+@pytest.mark.parametrize(
+    ("page", "status", "start"),
+    [
+        ("0", 400, "“0” is not a page number (parameter page): give a whole number from 1 to 3."),
+        ("abc", 400, "“abc” is not a page number (parameter page)"),
+        ("9", 404, "There is no page 9 (parameter page): these cases fill 3 pages."),
+    ],
+)
+def test_a_page_that_is_not_one_of_the_pages_is_named(
+    client: Client, small_library: None, page: str, status: int, start: str
+) -> None:
+    response = client.get(f"/api/cases/?page_size=1&page={page}")
+    assert response.status_code == status
+    [message] = response.json()["page"]
+    assert message.startswith(start)
+    assert client.get("/api/cases/?page_size=1&page=3").status_code == 200
+    html = _get(client, "/", [("page", page)])
+    assert f"“{page}” is not a page number" in html or "There is no page 9" in html
+    assert "1 to 3 of 3" in html  # the one page there is, still shown

@@ -172,6 +172,10 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         responses=read_responses(
             {
                 200: CaseSummarySerializer(many=True),
+                404: OpenApiResponse(
+                    response=BAD_PARAMETERS.response,
+                    description="A page past the last: `page` with a message naming it",
+                ),
             }
         ),
     )

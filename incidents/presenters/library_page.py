@@ -237,6 +237,7 @@ def context(
         "unknown": [
             *unknown_values(vocabulary, result.errors, result.query.filterset.data or QueryDict()),
             *result.query.notes,
+            *([result.page_problem] if result.page_problem else []),
         ],
         "page_links": page_links(state, page),
         "prev_url": (
