@@ -24,8 +24,8 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import F, QuerySet
-from django.db.models.functions import Coalesce, ExtractYear
+from django.db.models import QuerySet
+from django.db.models.functions import Coalesce, ExtractYear, Lower
 
 from incidents.facets import BY_PARAM, FACETS, FacetSpec
 from incidents.filter_input import CaseFilterForm, YearFilter
@@ -67,8 +67,9 @@ _DATE = Coalesce("period_start", "published")
 ORDERINGS: dict[str, tuple[str, list[Any]]] = {
     "newest": ("Newest first", [_DATE.desc(nulls_last=True), "title"]),
     "oldest": ("Oldest first", [_DATE.asc(nulls_last=True), "title"]),
-    "title": ("Title, A to Z", ["title", _DATE.desc(nulls_last=True)]),
-    "-title": ("Title, Z to A", [F("title").desc(), _DATE.desc(nulls_last=True)]),
+    # Titles as a reader sorts them, whatever their case (SQLite's default collation is binary).
+    "title": ("Title, A to Z", [Lower("title"), _DATE.desc(nulls_last=True)]),
+    "-title": ("Title, Z to A", [Lower("title").desc(), _DATE.desc(nulls_last=True)]),
 }
 # The case-field filters (not facets), in the order chips and links show them, with labels.
 FIELD_FILTERS: dict[str, str] = {

@@ -158,6 +158,16 @@ def test_ordering(small_library: None, ordering: str, expected: list[str]) -> No
     assert [c.slug for c in result.page.object_list] == expected
 
 
+def test_title_order_ignores_case_as_a_reader_does(small_library: None) -> None:
+    # "A leaking ...", "aardvark ...", "Flapping ...": SQLite's binary collation would put every
+    # capital first ("Flapping" before "aardvark"); PostgreSQL's locale would not.
+    Case.objects.filter(slug="hbm-failures").update(title="aardvark HBM failures")
+    a_to_z = ["leaky-loader", "hbm-failures", "flaky-network"]
+    for ordering, expected in (("title", a_to_z), ("-title", a_to_z[::-1])):
+        result = selectors.case_list(params=QueryDict(f"ordering={ordering}"))
+        assert [c.slug for c in result.page.object_list] == expected, ordering
+
+
 def test_ordering_overrides_the_text_ranking(small_library: None) -> None:
     result = selectors.case_list(params=QueryDict("q=memory&ordering=oldest"))
     assert [c.slug for c in result.page.object_list] == ["leaky-loader", "hbm-failures"]
