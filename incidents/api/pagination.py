@@ -116,7 +116,7 @@ class PageNumberPagination(pagination.PageNumberPagination):
         problem = page_problem(values, paginator.num_pages)
         number = page_number(values[0])
         if problem and number is not None and len(set(values)) == 1:
-            raise NotFound({self.page_query_param: [problem]})  # past the last page
+            raise NotFound(problem)  # past the last page: {"detail": ...}, as any 404
         if problem:
             raise ValidationError({self.page_query_param: [problem]})
         assert number is not None

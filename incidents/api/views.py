@@ -96,8 +96,8 @@ FILTER_PARAMETERS = [
         )  # type: ignore[arg-type]
         for name, text in (
             ("year", "Year of the case"),
-            ("year_min", "Cases from this year on"),
-            ("year_max", "Cases up to this year"),
+            ("year_min", "Cases from this year on (not after year_max: a 400 otherwise)"),
+            ("year_max", "Cases up to this year (not before year_min: a 400 otherwise)"),
         )
     ),
     OpenApiParameter(
@@ -173,8 +173,8 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
             {
                 200: CaseSummarySerializer(many=True),
                 404: OpenApiResponse(
-                    response=BAD_PARAMETERS.response,
-                    description="A page past the last: `page` with a message naming it",
+                    response=ERROR_RESPONSE,
+                    description="A page past the last, named with the number of pages",
                 ),
             }
         ),
