@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from incidents.views import browse, cases, checks, cost, feeds, graph, library, submit
+from incidents.views import browse, cases, checks, cost, feeds, graph, kubegap, library, submit
 from incidents.views.methods import read_only
 
 app_name = "incidents"
@@ -10,6 +10,9 @@ urlpatterns = [
     path("", read_only(library.case_list), name="case-list"),
     path("cases/<slug:slug>/", read_only(cases.case_detail), name="case-detail"),
     path("checks/", read_only(checks.check_list), name="check-list"),
+    path("kubegap/", read_only(kubegap.get_kubegap), name="get-kubegap"),
+    path("kubegap.pyz", read_only(kubegap.download), name="kubegap-pyz"),
+    path("kubegap-rbac.yaml", read_only(kubegap.rbac), name="kubegap-rbac"),
     path("graph/", read_only(graph.graph_page), name="graph"),
     path("graph/data.json", read_only(graph.graph_data), name="graph-data"),
     path("graph/panel/", read_only(graph.graph_panel), name="graph-panel"),

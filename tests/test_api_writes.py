@@ -204,6 +204,7 @@ def test_issue_token_needs_an_existing_user_and_keeps_its_token(django_user_mode
         ("post", "/cases/leaky-loader/"),
         ("post", "/browse/"),
         ("post", "/graph/data.json"),
+        ("post", "/kubegap/"),
     ],
 )
 def test_a_method_an_endpoint_never_takes_is_405_whatever_the_credentials(
