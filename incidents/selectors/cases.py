@@ -208,11 +208,8 @@ def case_list(
     version the request already read, if any (not read again).
     """
     query = case_queryset(params=params, version=version)
-    pages = paginator(query.filterset, per_page)
-    values = [str(v) for v in page] if isinstance(page, list) else [str(page)]
-    page_obj = read_page(pages, (page_number(values[0]) if values else None) or 1)
+    page_obj, problem = read_requested_page(paginator(query.filterset, per_page), page)
     attach_direct_values(page_obj.object_list, query.vocabulary)  # type: ignore[arg-type]
-    problem = page_problem(values, pages.num_pages)
     return CaseListResult(query, page_obj, search_summary(query, page_obj), problem)
 
 
@@ -227,6 +224,17 @@ def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
         search.coverage([case.id for case in page.object_list]),
         search.did_you_mean(),
     )
+
+
+def read_requested_page(
+    paginator: Paginator[Case], page: int | str | list[str]
+) -> tuple[Page[Case], str]:
+    """The page a request asks for (`page`: the number, or every `page=` value given) and what
+    was wrong with it ("" if nothing, query_params.page_problem): one that is not a page number
+    gives the first page, one past the end the last."""
+    values = [str(v) for v in page] if isinstance(page, list) else [str(page)]
+    found = read_page(paginator, (page_number(values[0]) if values else None) or 1)
+    return found, page_problem(values, paginator.num_pages)
 
 
 def read_page(paginator: Paginator[Case], number: int | str) -> Page[Case]:
