@@ -7,7 +7,10 @@ incidents.search, planned once and shared by the copies `without` makes); `kind`
 (repeatable, OR); `year`, `year_min`, `year_max` (the year of the case's date: the start
 of its period, or its publication where the source gives no period; bounds inclusive); and
 `ordering` (one of ORDERINGS; the default is newest first, best match first with `q`).
-Unknown values are left out and reported in `errors`; the valid filters still apply. Repeated
+Unknown values are left out one by one and reported in `errors` (`symptom=nccl-timeout&symptom=
+nope` still filters by nccl-timeout); the valid filters still apply. A parameter that takes one
+value given several different ones keeps its first, and `year_min` after `year_max` leaves both
+out; both are reported in `errors` too, in sentences naming the parameter (`filter_input.phrased`). Repeated
 values are read once and each parameter, and the search text, is bounded (incidents.query_params);
 what that leaves out is said in `notes`.
 
@@ -21,12 +24,13 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import F, QuerySet
-from django.db.models.functions import Coalesce, ExtractYear
+from django.db.models import QuerySet
+from django.db.models.functions import Coalesce, ExtractYear, Lower
 
-from incidents.facets import FACETS, FacetSpec
+from incidents.facets import BY_PARAM, FACETS, FacetSpec
+from incidents.filter_input import CaseFilterForm, YearFilter
 from incidents.models import Case, CaseFacetLink, CaseKind, Setting
-from incidents.query_params import bound_params
+from incidents.query_params import bound_params, repeated_problem
 from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -56,13 +60,16 @@ class FacetValueFilter(django_filters.MultipleChoiceFilter):
 
 # The earliest and latest year a year filter accepts (outside it, a typo rather than a year).
 YEARS = (1950, 2100)
+
+
 # `ordering=` values: what each sorts by (ties: newest first, then title).
 _DATE = Coalesce("period_start", "published")
 ORDERINGS: dict[str, tuple[str, list[Any]]] = {
     "newest": ("Newest first", [_DATE.desc(nulls_last=True), "title"]),
     "oldest": ("Oldest first", [_DATE.asc(nulls_last=True), "title"]),
-    "title": ("Title, A to Z", ["title", _DATE.desc(nulls_last=True)]),
-    "-title": ("Title, Z to A", [F("title").desc(), _DATE.desc(nulls_last=True)]),
+    # Titles as a reader sorts them, whatever their case (SQLite's default collation is binary).
+    "title": ("Title, A to Z", [Lower("title"), _DATE.desc(nulls_last=True)]),
+    "-title": ("Title, Z to A", [Lower("title").desc(), _DATE.desc(nulls_last=True)]),
 }
 # The case-field filters (not facets), in the order chips and links show them, with labels.
 FIELD_FILTERS: dict[str, str] = {
@@ -125,13 +132,11 @@ class CaseFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(method="filter_text", label="Search")
     kind = django_filters.MultipleChoiceFilter(choices=CaseKind.choices, label="Kind")
     setting = django_filters.MultipleChoiceFilter(choices=Setting.choices, label="Setting")
-    year = django_filters.NumberFilter(
-        method="filter_year", label="Year", min_value=YEARS[0], max_value=YEARS[1]
-    )
-    year_min = django_filters.NumberFilter(
+    year = YearFilter(method="filter_year", label="Year", min_value=YEARS[0], max_value=YEARS[1])
+    year_min = YearFilter(
         method="filter_year", label="From year", min_value=YEARS[0], max_value=YEARS[1]
     )
-    year_max = django_filters.NumberFilter(
+    year_max = YearFilter(
         method="filter_year", label="To year", min_value=YEARS[0], max_value=YEARS[1]
     )
     ordering = django_filters.ChoiceFilter(
@@ -143,6 +148,7 @@ class CaseFilterSet(django_filters.FilterSet):
     class Meta:
         model = Case
         fields: list[str] = []
+        form = CaseFilterForm
 
     def __init__(
         self,
@@ -154,20 +160,73 @@ class CaseFilterSet(django_filters.FilterSet):
         **kwargs: Any,
     ) -> None:
         self.notes: list[str] = []
+        self.repeated: dict[str, list[str]] = {}
         if data is not None:
-            bounded = bound_params(data)
-            data, self.notes = bounded.data, bounded.notes
+            bounded = bound_params(data, single=SINGLE_VALUED)
+            data, self.notes, self.repeated = bounded.data, bounded.notes, bounded.repeated
         super().__init__(data, queryset, **kwargs)
         self.vocabulary = vocabulary or Vocabulary.load()
         self._text_search = text_search
+        # Values of a repeatable filter that it does not know (a slug not in the library, an
+        # empty value), left out one by one: the form sees the known ones only.
+        self.left_out: dict[str, list[str]] = {}
+        self._form_data = self.data
+        if self.is_bound:
+            self._form_data = self._known_values_only()
         # The facets' choices, on the fields given a value (validating no value needs none).
-        given = set(self.data) if self.is_bound else set()
+        given = set(self._form_data) if self.is_bound else set()
         for spec in FACETS:
             for name in spec.params:
                 if name in given:
                     field = self.form.fields[name]
                     assert isinstance(field, forms.MultipleChoiceField)
                     field.choices = self.vocabulary.slug_choices(spec.facet)
+
+    def _known_values_only(self) -> Any:
+        """The data with the unknown values of repeatable filters left out (noted in
+        `left_out`); the data itself when every value is known."""
+        kept = None
+        for name in self.data:
+            spec = BY_PARAM.get(name)
+            choices = _FIELD_CHOICES.get(name)
+            if spec is None and choices is None:
+                continue
+            values = self.data.getlist(name)
+            unknown = [
+                v
+                for v in values
+                if (v not in choices if choices is not None else not self._in_library(spec, v))
+            ]
+            if unknown:
+                self.left_out[name] = unknown
+                kept = kept or self.data.copy()
+                kept.setlist(name, [v for v in values if v not in unknown])
+        return self.data if kept is None else kept
+
+    def _in_library(self, spec: FacetSpec | None, slug: str) -> bool:
+        return spec is not None and self.vocabulary.get(spec.facet, slug) is not None
+
+    @property
+    def form(self) -> forms.Form:
+        """The filters' form, bound to the known values only (`_known_values_only`)."""
+        if not hasattr(self, "_form"):
+            form_class = self.get_form_class()
+            if self.is_bound:
+                self._form = form_class(self._form_data, prefix=self.form_prefix)
+            else:
+                self._form = form_class(prefix=self.form_prefix)
+        return self._form
+
+    @property
+    def errors(self) -> dict[str, list[str]]:  # type: ignore[override]
+        """The form's errors, each value left out (`left_out`: an "unknown value" error) and
+        each single-valued parameter given several values."""
+        errors = {name: [str(m) for m in found] for name, found in self.form.errors.items()}
+        for name, values in self.left_out.items():
+            errors.setdefault(name, []).extend(f"Unknown value “{v}”." for v in values)
+        for name, values in self.repeated.items():
+            errors.setdefault(name, []).append(repeated_problem(name, values))
+        return errors
 
     def get_form_class(self) -> type[forms.Form]:
         """The form of the filters, made once per class rather than once per FilterSet: its
@@ -276,3 +335,14 @@ class CaseFilterSet(django_filters.FilterSet):
 
 
 CaseFilterSet.base_filters = _CopiedFilterByFilter(CaseFilterSet.base_filters)
+# The filters that take one value (the text, the years, the order); the others are repeatable.
+SINGLE_VALUED: frozenset[str] = frozenset(
+    name
+    for name, filter_ in CaseFilterSet.base_filters.items()
+    if not isinstance(filter_, django_filters.MultipleChoiceFilter)
+)
+# The repeatable case-field filters' values (the facets' are the vocabulary's slugs).
+_FIELD_CHOICES: dict[str, frozenset[str]] = {
+    "kind": frozenset(CaseKind.values),
+    "setting": frozenset(Setting.values),
+}

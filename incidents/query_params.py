@@ -1,14 +1,16 @@
 """Bounds on a request's filter parameters, applied before any filter runs (by CaseFilterSet).
 
 A parameter repeated many times (`?symptom=x&symptom=x&...`) is read once per distinct value and
-at most `MAX_VALUES` values per parameter are kept; the search text keeps at most `MAX_Q_CHARS`
+at most `MAX_VALUES` values per parameter are kept; a parameter that takes one value (the search
+text, a year, the order: `single=`) keeps its first and, given several different ones, is named
+in `repeated` (the filters report it: a 400 on the API); the search text keeps at most `MAX_Q_CHARS`
 characters, and a word longer than `MAX_WORD_CHARS` (no real word is) is left out of the search
 with a note saying so, rather than matching everything or nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,8 @@ class BoundedParams:
 
     data: QueryDict
     notes: list[str] = field(default_factory=list)
+    # A single-valued parameter given different values: every value, in order (the first kept).
+    repeated: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _values(params: Mapping[str, Any], name: str) -> list[str]:
@@ -61,17 +65,21 @@ def bounded_search_text(text: str, notes: list[str]) -> str:
     return text
 
 
-def bound_params(params: Mapping[str, Any]) -> BoundedParams:
-    """A copy of `params` with repeated values read once, capped, and the search text bounded."""
+def bound_params(params: Mapping[str, Any], *, single: Collection[str] = ()) -> BoundedParams:
+    """A copy of `params` with repeated values read once, capped, and the search text bounded;
+    the parameters named in `single` (and the texts) keep one value."""
     data = QueryDict(mutable=True)
     notes: list[str] = []
+    repeated: dict[str, list[str]] = {}
     names = list(params)
     if len(names) > MAX_PARAMS:
         notes.append(f"Only the first {MAX_PARAMS} of {len(names)} parameters were read.")
         names = names[:MAX_PARAMS]
     for name in names:
         values = list(dict.fromkeys(_values(params, name)))
-        if name in TEXT_PARAMS:
+        if name in TEXT_PARAMS or name in single:
+            if len(values) > 1 and name in single:
+                repeated[name] = values
             values = values[:1]
             if name == "q" and values:
                 values = [bounded_search_text(values[0], notes)]
@@ -83,4 +91,43 @@ def bound_params(params: Mapping[str, Any]) -> BoundedParams:
             values = values[:MAX_VALUES]
         data.setlist(name, values)
     data._mutable = False
-    return BoundedParams(data, notes)
+    return BoundedParams(data, notes, repeated)
+
+
+PAGE_PARAM = "page"
+
+
+def repeated_problem(name: str, values: list[str]) -> str:
+    """The sentence for a parameter that takes one value given several different ones."""
+    distinct = list(dict.fromkeys(values))
+    shown = ", ".join(f"“{v}”" for v in distinct)
+    return (
+        f"{len(distinct)} different values were given ({shown}) where one is read; give one"
+        f" (parameter {name})."
+    )
+
+
+def page_number(raw: object) -> int | None:
+    """A `page=` value as a page number: a whole number from 1, else None."""
+    text = str(raw).strip()
+    return int(text) if text.isascii() and text.isdigit() and int(text) >= 1 else None
+
+
+def page_problem(values: list[str], last: int) -> str:
+    """What is wrong with the `page=` values given for a list of `last` pages ("" if nothing):
+    not a whole number from 1, several different ones, or past the last page."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) > 1:
+        return repeated_problem(PAGE_PARAM, distinct)
+    if not distinct:
+        return ""
+    number = page_number(distinct[0])
+    if number is None:
+        return (
+            f"“{distinct[0]}” is not a page number (parameter page): give a whole number"
+            f" from 1 to {last}."
+        )
+    if number > last:
+        pages = "1 page" if last == 1 else f"{last:,} pages"
+        return f"There is no page {number:,} (parameter page): these cases fill {pages}."
+    return ""

@@ -27,6 +27,12 @@ MAX_EXAMPLES = 10
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _year_range_in_order(case: Any) -> bool:
+    query = case.query or {}
+    low, high = query.get("year_min"), query.get("year_max")
+    return low is None or high is None or int(low) <= int(high)
+
+
 def test_every_operation_keeps_to_the_schema(
     live_server: Any, small_library: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,8 +48,10 @@ def test_every_operation_keeps_to_the_schema(
     assert len(operations) >= 9  # every endpoint is in the schema
     failures: list[str] = []
     for operation in operations:
-
-        @given(case=operation.as_strategy())
+        # A year range that ends before it starts is a 400 naming both ends (described on the
+        # parameters): a rule across two parameters, which a schema cannot state, so such
+        # requests are left out of the schema-valid ones.
+        @given(case=operation.as_strategy().filter(_year_range_in_order))
         @settings(
             max_examples=MAX_EXAMPLES,
             deadline=None,

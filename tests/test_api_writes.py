@@ -207,3 +207,34 @@ def test_issue_token_needs_an_existing_user_and_keeps_its_token(django_user_mode
     rotated = StringIO()
     call_command("issue_token", "someone", "--rotate", stdout=rotated, stderr=StringIO())
     assert rotated.getvalue() != first.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("delete", "/api/suggest/?q=x"),
+        ("put", "/api/cases/export.csv"),
+        ("post", "/api/facets/"),
+        ("delete", "/api/cases/leaky-loader/"),
+        ("patch", "/api/"),
+        ("post", "/api/schema/"),
+        ("post", "/"),
+        ("post", "/graph/"),
+        ("put", "/cost/"),
+        ("delete", "/feeds/cases.atom"),
+        ("post", "/cases/leaky-loader/"),
+        ("post", "/browse/"),
+        ("post", "/graph/data.json"),
+        ("post", "/kubegap/"),
+    ],
+)
+def test_a_method_an_endpoint_never_takes_is_405_whatever_the_credentials(
+    small_library: None, django_user_model: Any, method: str, path: str
+) -> None:
+    # Not a 401 (DRF checked credentials first), a 403 (permissions first, or Django's CSRF
+    # check before a page's view): the method itself is refused, naming the ones it takes.
+    editor = _editor(django_user_model, "add_case", "change_case", "delete_case")
+    for headers in ({}, {"HTTP_AUTHORIZATION": f"Token {editor}"}):
+        response = getattr(Client(enforce_csrf_checks=True), method)(path, **headers)
+        assert response.status_code == 405, (path, headers)
+        assert "GET" in response["Allow"] and method.upper() not in response["Allow"]

@@ -135,3 +135,10 @@ def test_a_facet_that_is_not_a_tree_is_not_described_as_one(
     page = _squash(_get(client, "/organisations/"))
     assert "Every value with the number of cases tagged with it." in page
     assert "or with a value under it" not in page
+
+
+def test_a_value_page_says_when_it_has_no_such_page(client: Client, small_library: None) -> None:
+    for page, said in (("abc", "“abc” is not a page number"), ("7", "There is no page 7")):
+        html = _squash(_get(client, f"/symptoms/nccl-timeout/?page={page}"))
+        assert f"{said} (parameter page)" in html
+        assert "leaky-loader" in html or "A leaking data loader" in html  # the one page, shown

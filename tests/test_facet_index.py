@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
 from django.db import connection
 from django.http import QueryDict
+from django.test import Client
 
 from incidents.facets import FACETS
 from incidents.models import Case, CaseFacetLink, FacetValue
@@ -168,3 +171,52 @@ def test_a_pages_cases_read_in_sql_are_the_orms(small_library: None) -> None:
             "value_id", flat=True
         )
         assert sorted(read.direct_value_ids or []) == sorted(own)  # type: ignore[attr-defined]
+
+
+# Filters under which a facet has chosen or excluded values (the review's, and a NOT), and a
+# search whose suggestions join a facet that has a chosen value.
+CLICK_BASES = [
+    "symptom=nccl-timeout",
+    "component=gpu&not_root_cause=gpu-hardware-fault",
+    "not_symptom=nccl-timeout&not_symptom=out-of-memory&kind=incident",
+    "q=our nccl timeouts came from a leaking data loader&symptom=out-of-memory",
+]
+
+
+def _followed(href: str) -> int:
+    """The cases a link of the page gives, counted in SQL."""
+    return case_queryset(params=QueryDict(unescape(href).lstrip("?"))).queryset.count()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_count_on_the_page_is_what_following_its_link_gives(
+    client: Client, seeded_library: None
+) -> None:
+    # OR within a facet: under symptom=nccl-timeout (7 cases), "Slow checkpoint" links to
+    # nccl-timeout OR slow-checkpoint, and its count must be that link's 9, not slow-checkpoint's
+    # own 2. An applied value counts its cases among the results (its link takes it out).
+    followed = 0
+    for base in CLICK_BASES:
+        html = client.get(f"/?{QueryDict(base).urlencode()}").content.decode()
+        links = re.findall(
+            r'<a class="facet-link" id="[^"]+" href="([^"]+)"[^>]*?( aria-current="true")?>'
+            r'.*?<span class="count">(\d+)</span>',
+            html,
+            re.S,
+        )
+        links += [
+            (href, "", count)
+            for href, count in re.findall(
+                r'class="chip chip-suggested" id="[^"]+" href="([^"]+)".*?'
+                r'<span class="count">(\d+)</span>',
+                html,
+                re.S,
+            )
+        ]
+        for href, applied, count in links:
+            if not applied:
+                assert _followed(href) == int(count), (base, href)
+                followed += 1
+    assert followed > 300
+    html = client.get("/?symptom=nccl-timeout").content.decode()
+    assert re.search(r'id="f-symptom-slow-checkpoint".*?<span class="count">9</span>', html, re.S)

@@ -62,10 +62,12 @@ def test_text_filter_mixes_with_facets(small_library: None) -> None:
 
 def test_each_facet_is_counted_on_the_set_filtered_by_the_other_facets(small_library: None) -> None:
     query = "organisation=meta&symptom=nccl-timeout"
-    # Organisation counts ignore the organisation filter: what clicking another org would add.
-    assert _counts(query, "organisation") == {"meta": 1, "shanghai-ai-laboratory": 1}
-    # Symptom counts ignore the symptom filter but keep organisation=meta.
-    assert _counts(query, "symptom") == {"nccl-timeout": 1, "job-crash": 2, "ecc-error": 1}
+    # A count is what clicking the value gives: another organisation joins Meta (OR), so Meta's
+    # NCCL-timeout case and Shanghai's; the applied Meta counts its case among the results.
+    assert _counts(query, "organisation") == {"meta": 1, "shanghai-ai-laboratory": 2}
+    # Symptoms keep organisation=meta and join NCCL timeout: job-crash and its child ecc-error
+    # add hbm-failures to flaky-network.
+    assert _counts(query, "symptom") == {"nccl-timeout": 1, "job-crash": 2, "ecc-error": 2}
     # Other facets are counted on the fully filtered set (flaky-network only).
     assert _counts(query, "component") == {
         "network": 1,
@@ -156,6 +158,16 @@ def test_years_filter_on_the_date_the_list_is_sorted_by(small_library: None) -> 
 def test_ordering(small_library: None, ordering: str, expected: list[str]) -> None:
     result = selectors.case_list(params=QueryDict(f"ordering={ordering}" if ordering else ""))
     assert [c.slug for c in result.page.object_list] == expected
+
+
+def test_title_order_ignores_case_as_a_reader_does(small_library: None) -> None:
+    # "A leaking ...", "aardvark ...", "Flapping ...": SQLite's binary collation would put every
+    # capital first ("Flapping" before "aardvark"); PostgreSQL's locale would not.
+    Case.objects.filter(slug="hbm-failures").update(title="aardvark HBM failures")
+    a_to_z = ["leaky-loader", "hbm-failures", "flaky-network"]
+    for ordering, expected in (("title", a_to_z), ("-title", a_to_z[::-1])):
+        result = selectors.case_list(params=QueryDict(f"ordering={ordering}"))
+        assert [c.slug for c in result.page.object_list] == expected, ordering
 
 
 def test_ordering_overrides_the_text_ranking(small_library: None) -> None:

@@ -231,3 +231,33 @@ def test_kind_setting_year_and_ordering_are_chips_too(client: Client, small_libr
         "?kind=incident&ordering=oldest",
         "?kind=incident&year_min=2023",
     ]
+
+
+def _sort_links(html: str) -> dict[str, tuple[str, bool]]:
+    nav = re.search(r'<nav class="sort".*?</nav>', html, re.S)
+    assert nav, "no sort control"
+    return {
+        label: (unescape(href), bool(current))
+        for href, current, label in re.findall(
+            r'<a href="([^"]+)"[^>]*?( aria-current="true")?>([^<]+)</a>', nav.group(0)
+        )
+    }
+
+
+def test_the_list_can_be_sorted_from_the_page(client: Client, small_library: None) -> None:
+    html = _html(client, "/?organisation=meta&page=1")
+    links = _sort_links(html)
+    assert list(links) == ["Newest first", "Oldest first", "Title, A to Z", "Title, Z to A"]
+    assert links["Newest first"] == ("?organisation=meta", True)
+    # Each keeps the filters and starts on page 1; the region's links are boosted by htmx.
+    oldest, current = links["Oldest first"]
+    assert oldest == "?organisation=meta&ordering=oldest" and not current
+    region = _html(client, "/" + oldest, **HTMX)
+    assert region.lstrip().startswith("<title>") and _listed(region) == [
+        "flaky-network",
+        "hbm-failures",
+    ]
+    assert _sort_links(region)["Oldest first"][1]
+    with_words = _sort_links(_html(client, "/?q=memory&ordering=title"))
+    assert list(with_words)[0] == "Best match" and with_words["Best match"][0] == "?q=memory"
+    assert with_words["Title, A to Z"] == ("?q=memory&ordering=title", True)

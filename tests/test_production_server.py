@@ -31,6 +31,8 @@ PAGES = [
     "/graph/",
     "/graph/data.json",
     "/checks/",
+    "/kubegap/",
+    "/kubegap-rbac.yaml",
     "/accounts/login/",
     "/api/cases/",
     "/api/facets/",
@@ -74,6 +76,21 @@ def test_every_page_answers_with_debug_off(server: tuple[Gunicorn, TcpProxy]) ->
     burst = run_burst(gunicorn.url, paths, requests=120, concurrency=10)
     assert burst.requests == 120
     assert burst.errors == []
+
+
+def test_kubegap_pyz_is_built_by_collectstatic_and_served_hashed(
+    server: tuple[Gunicorn, TcpProxy], static_root: Path
+) -> None:
+    """Built once per release, when the static files are collected, not by the running server."""
+    gunicorn, _ = server
+    hashed = json.loads((static_root / "staticfiles.json").read_text())["paths"][
+        "kubegap/kubegap.pyz"
+    ]
+    assert hashed != "kubegap/kubegap.pyz"  # kubegap.<hash>.pyz: cached for good by clients
+    status, body = get(f"{gunicorn.url}/static/{hashed}", HTTPS)
+    assert status == 200 and body == (static_root / hashed).read_bytes()
+    assert body.startswith(b"#!/usr/bin/env python3\n")
+    assert get(gunicorn.url + "/kubegap.pyz", HTTPS)[0] == 302  # to that hashed file
 
 
 def test_database_down_is_503_and_recovers_without_restart(

@@ -1,10 +1,12 @@
 """Bounded parameters: a value repeated 1,000 times costs what one does, values per parameter are
-capped with a note, and an over-long search word is left out with a note."""
+capped with a note, and an over-long search word is left out with a note; a parameter that takes
+one value, given several, or a year that is not a whole year, is named."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
+import pytest
 from django.test import Client
 
 from incidents.query_params import MAX_VALUES, MAX_WORD_CHARS, bound_params
@@ -55,3 +57,62 @@ def test_bounds_keep_order_and_the_first_search_text() -> None:
     assert bounded.data.getlist("symptom") == ["b", "a"]
     assert bounded.data.getlist("q") == ["first"]
     assert bounded.notes == []
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("year=2023.5", {"year": "“2023.5” is not a year (parameter year)"}),
+        ("q=nccl&q=memory", {"q": "2 different values were given (“nccl”, “memory”)"}),
+        ("ordering=newest&ordering=title", {"ordering": "(“newest”, “title”) where one is read"}),
+        (
+            "year_min=2025&year_max=2020",
+            {
+                "year_min": "“2025” is after year_max “2020”",
+                "year_max": "“2020” is before year_min “2025”",
+            },
+        ),
+    ],
+)
+def test_a_value_the_api_cannot_read_as_given_is_a_400_naming_the_parameter(
+    client: Client, small_library: None, query: str, named: dict[str, str]
+) -> None:
+    response = client.get(f"/api/cases/?{query}")
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == set(named)
+    for name, start in named.items():
+        [message] = body[name]
+        assert start in message and f"(parameter {name})" in message
+
+
+def test_the_page_says_which_of_repeated_values_it_used(
+    client: Client, small_library: None
+) -> None:
+    page = _get(client, "/", [("q", "timeouts"), ("q", "memory")])
+    assert "2 different values were given (“timeouts”, “memory”)" in page
+    assert "for “timeouts”" in page  # the first value is the search shown
+    assert "2023.5" not in _get(client, "/", [("year", "2023")])
+    assert "“2023.5” is not a year" in _get(client, "/", [("year", "2023.5")])
+
+
+@pytest.mark.parametrize(
+    ("page", "status", "start"),
+    [
+        ("0", 400, "“0” is not a page number (parameter page): give a whole number from 1 to 3."),
+        ("abc", 400, "“abc” is not a page number (parameter page)"),
+        ("9", 404, "There is no page 9 (parameter page): these cases fill 3 pages."),
+    ],
+)
+def test_a_page_that_is_not_one_of_the_pages_is_named(
+    client: Client, small_library: None, page: str, status: int, start: str
+) -> None:
+    response = client.get(f"/api/cases/?page_size=1&page={page}")
+    assert response.status_code == status
+    body = response.json()
+    [message] = body["page"] if status == 400 else [body["detail"]]
+    assert message.startswith(start)
+    assert client.get("/api/cases/?page_size=1&page=3").status_code == 200
+    html = _get(client, "/", [("page", page)])
+    assert f"“{page}” is not a page number" in html or "There is no page 9" in html
+    assert "1 to 3 of 3" in html  # the one page there is, still shown

@@ -61,3 +61,39 @@ def test_machine_faces_answer_400_naming_it(client: Client, small_library: None,
     problems = body.get("errors", body)  # /graph/data.json keeps its {"errors": ...} envelope
     [message] = problems["component"]
     assert message.startswith(MESSAGE) and "“network”" in message
+
+
+def test_an_unknown_value_leaves_the_valid_values_of_its_parameter_applied(
+    client: Client, small_library: None
+) -> None:
+    # One renamed slug in a bookmarked link: the page keeps the other values of that parameter
+    # (here the one ECC-error case), names the unknown one, and never widens to every case.
+    html = client.get("/?symptom=ecc-error&symptom=nope&kind=study&kind=nope").content.decode()
+    text = _text(html)
+    assert "There is no symptom “nope” in the library (parameter symptom)" in text
+    assert "“nope” is not a known kind (parameter kind)" in text
+    assert "1 to 1 of 1" in text
+    assert 'name="symptom" value="ecc-error"' in html  # still applied, and carried by the form
+    response = client.get("/api/cases/?symptom=ecc-error&symptom=nope")
+    assert response.status_code == 400
+    assert [m.split(";")[0] for m in response.json()["symptom"]] == [
+        "There is no symptom “nope” in the library (parameter symptom)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("symptom=nope", "There is no symptom “nope” in the library (parameter symptom); closest"),
+        ("symptom=", "An empty symptom was given (parameter symptom); give one of the known"),
+    ],
+)
+def test_every_face_names_a_bad_value_in_the_same_words(
+    client: Client, small_library: None, query: str, expected: str
+) -> None:
+    for path in ("/api/suggest/?q=nccl+timeout&", "/api/cases/?"):
+        response = client.get(f"{path}{query}")
+        assert response.status_code == 400, path
+        [message] = response.json()["symptom"]
+        assert message.startswith(expected), (path, message)
+        assert "Select a valid choice" not in message

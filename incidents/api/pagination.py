@@ -1,7 +1,8 @@
 """Pagination of every API list: `page` and `page_size` (1 to MAX_PAGE_SIZE, default PAGE_SIZE).
 
-A `page_size` out of bounds or not a number is a 400 naming it, like any bad parameter (the
-policy of incidents.selectors.parameters), rather than silently clamped.
+A `page_size` out of bounds or not a number, or a `page` that is not a whole number from 1, is a
+400 naming it, like any bad parameter (the policy of incidents.selectors.parameters), rather than
+silently clamped; a `page` past the last is a 404 naming it and the number of pages.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from django.core.paginator import Page
 from django.db import connections
 from django.db.models import QuerySet
 from rest_framework import pagination
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case
+from incidents.query_params import page_number, page_problem, repeated_problem
 from incidents.selectors import page_rows
 from incidents.selectors.facet_index import IndexedPaginator, Selection, selection
 
@@ -106,7 +108,24 @@ class PageNumberPagination(pagination.PageNumberPagination):
         query = parse.urlencode(sorted(params.items()), doseq=True)
         return parse.urlunsplit((scheme, netloc, path, query, fragment))
 
+    def get_page_number(self, request: Request, paginator: Any) -> int:
+        """The `page=` asked for; a 400 or a 404 naming it when it is not one of the pages."""
+        values = request.query_params.getlist(self.page_query_param)
+        if not values:
+            return 1
+        problem = page_problem(values, paginator.num_pages)
+        number = page_number(values[0])
+        if problem and number is not None and len(set(values)) == 1:
+            raise NotFound(problem)  # past the last page: {"detail": ...}, as any 404
+        if problem:
+            raise ValidationError({self.page_query_param: [problem]})
+        assert number is not None
+        return number
+
     def get_page_size(self, request: Request) -> int:
+        sizes = request.query_params.getlist(self.page_size_query_param)
+        if len(set(sizes)) > 1:
+            raise ValidationError({"page_size": [repeated_problem("page_size", sizes)]})
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size

@@ -1,7 +1,9 @@
 """What every API read shares: strict parameters, conditional requests and the response cache.
 
-`LibraryRead` is mixed into every API view. On a GET or HEAD, after authentication, permissions
-and throttles (so a cached answer still counts against a client's rate):
+`LibraryRead` is mixed into every API view. A method the view has no handler for is a 405 with
+`Allow` before anything else (`MethodsFirst`: not a 401 or 403 from the credentials checked
+first). On a GET or HEAD, after authentication, permissions and throttles (so a cached answer
+still counts against a client's rate):
 
 1. Parameters: one the view does not know is a 400 naming it and the closest known ones
    (incidents.selectors.parameters); values are checked by the view, through the FilterSet.
@@ -28,7 +30,7 @@ from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, patch_vary_headers
 from django.utils.http import http_date
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import MethodNotAllowed, ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
@@ -88,7 +90,19 @@ class _Answered(Exception):
         self.response = response
 
 
-class LibraryRead(APIView):
+class MethodsFirst(APIView):
+    """A method the view does not handle is a 405 naming the ones it does (`Allow`), whatever
+    the credentials: DRF checks authentication and permissions before it looks for a handler."""
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        method = (request.method or "").lower()
+        if method not in self.http_method_names or not hasattr(self, method):
+            self.format_kwarg = self.get_format_suffix(**kwargs)  # as DRF's initial sets it
+            raise MethodNotAllowed(request.method or "")
+        super().initial(request, *args, **kwargs)
+
+
+class LibraryRead(MethodsFirst):
     """Base of every API view: strict parameters, ETag/Last-Modified/304 and a response cache."""
 
     # The query parameters the view understands (besides `format`); None: any (not checked).

@@ -11,14 +11,35 @@ from rest_framework.views import APIView
 
 from incidents.api.reads import LibraryRead
 
-# (name, route name, what it gives), in the order a newcomer reads them.
-ENDPOINTS: tuple[tuple[str, str, str], ...] = (
-    ("cases", "api:case-list", "Cases under the library's filters, paged; POST adds one (token)"),
-    ("facets", "api:facets", "Every facet value with its count under the filters"),
-    ("breakdowns", "api:breakdown-list", "Failure breakdown tables of the filtered cases"),
-    ("checks", "api:check-list", "kubegap's checks with the cases they cite"),
-    ("schema", "api:schema", "The OpenAPI 3 schema"),
-    ("docs", "api:docs", "The schema as interactive documentation"),
+# (name, route name, its arguments, what it gives), in the order a newcomer reads them.
+ENDPOINTS: tuple[tuple[str, str, dict[str, str], str], ...] = (
+    (
+        "cases",
+        "api:case-list",
+        {},
+        "Cases under the library's filters, paged; POST adds one (token)",
+    ),
+    ("facets", "api:facets", {}, "Every facet value with its count under the filters"),
+    (
+        "suggest",
+        "api:suggest",
+        {},
+        "The facet values a text names (?q=...), with the cases each would give",
+    ),
+    *(
+        (
+            f"export_{name}",
+            "api:case-export",
+            {"export_format": name},
+            f"Every case under the filters, whole, as {text}",
+        )
+        for name, text in (("csv", "CSV"), ("json", "one JSON array"), ("ndjson", "NDJSON"))
+    ),
+    ("breakdowns", "api:breakdown-list", {}, "Failure breakdown tables of the filtered cases"),
+    ("checks", "api:check-list", {}, "kubegap's checks with the cases they cite"),
+    ("feed", "incidents:case-feed", {}, "An Atom feed of the cases under the filters"),
+    ("schema", "api:schema", {}, "The OpenAPI 3 schema"),
+    ("docs", "api:docs", {}, "The schema as interactive documentation"),
 )
 
 
@@ -37,7 +58,7 @@ class ApiRootView(LibraryRead, APIView):
                             "description": serializers.CharField(),
                         },
                     )
-                    for name, _route, _text in ENDPOINTS
+                    for name, _route, _args, _text in ENDPOINTS
                 },
             ),
             304: OpenApiResponse(description="Not modified since the ETag or date given"),
@@ -46,7 +67,10 @@ class ApiRootView(LibraryRead, APIView):
     def get(self, request: Request) -> Response:
         return Response(
             {
-                name: {"url": request.build_absolute_uri(reverse(route)), "description": text}
-                for name, route, text in ENDPOINTS
+                name: {
+                    "url": request.build_absolute_uri(reverse(route, kwargs=args)),
+                    "description": text,
+                }
+                for name, route, args, text in ENDPOINTS
             }
         )

@@ -212,7 +212,11 @@ class FacetCountSerializer(serializers.Serializer[Any]):
     slug = serializers.CharField(source="value.slug")
     name = serializers.CharField(source="value.name")
     parent = serializers.SerializerMethodField()  # type: ignore[assignment]
-    count = serializers.IntegerField()
+    count = serializers.IntegerField(
+        help_text="Cases the filters give with this value added to its facet (OR within a "
+        "facet; an excluded value included instead); for a selected value, its cases among "
+        "the results."
+    )
     selected = serializers.BooleanField()
     excluded = serializers.BooleanField()
 

@@ -20,7 +20,7 @@ from incidents.api.reads import LibraryRead
 from incidents.api.views import FILTER_PARAMETERS, object_read_responses
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
-from incidents.selectors.parameters import FILTER_PARAMS
+from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
 from incidents.suggest import MAX_SUGGEST_CHARS
 
 
@@ -82,7 +82,9 @@ class SuggestView(LibraryRead):
             raise ValidationError({"q": ["Give the text to read in q."]})
         found = case_queryset(params=request.query_params)
         if found.errors:
-            raise ValidationError(found.errors)
+            raise ValidationError(
+                filter_problems(request.query_params, found.errors, found.vocabulary)
+            )
         suggestions = suggestions_for(found.filterset, text)
         return Response(
             {

@@ -96,8 +96,8 @@ FILTER_PARAMETERS = [
         )  # type: ignore[arg-type]
         for name, text in (
             ("year", "Year of the case"),
-            ("year_min", "Cases from this year on"),
-            ("year_max", "Cases up to this year"),
+            ("year_min", "Cases from this year on (not after year_max: a 400 otherwise)"),
+            ("year_max", "Cases up to this year (not before year_min: a 400 otherwise)"),
         )
     ),
     OpenApiParameter(
@@ -172,6 +172,10 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
         responses=read_responses(
             {
                 200: CaseSummarySerializer(many=True),
+                404: OpenApiResponse(
+                    response=ERROR_RESPONSE,
+                    description="A page past the last, named with the number of pages",
+                ),
             }
         ),
     )

@@ -16,18 +16,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__
+from .arguments import LIBRARY_ENV, chunk_size, library_url, seconds
 from .checks import ALL_CHECKS, REGISTRY, select
 from .engine import needed_kinds
 from .errors import KubegapError, UsageError
+from .explain import explain_text
 from .kinds import KINDS
-from .kubeconfig import DEFAULT_TIMEOUT, MAX_PAGE_LIMIT, PAGE_LIMIT
+from .kubeconfig import DEFAULT_TIMEOUT, PAGE_LIMIT
 from .model import SEVERITIES, Check
 from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
 from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
 from .text import render_text
 
 FORMATS = ("text", "json", "sarif")
-LIBRARY_ENV = "KUBEGAP_LIBRARY_URL"
 
 
 def _progress() -> Callable[[str], None] | None:
@@ -46,26 +47,6 @@ def _clear_progress(progress: Callable[[str], None] | None) -> None:
         sys.stderr.write("\r\033[K")
 
 
-def _seconds(value: str) -> float:
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
-    if not 0 < seconds <= 3600:
-        raise argparse.ArgumentTypeError("must be between 0 and 3600 seconds")
-    return seconds
-
-
-def _chunk_size(value: str) -> int:
-    try:
-        size = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of objects: {value!r}") from None
-    if not 1 <= size <= MAX_PAGE_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PAGE_LIMIT:,} objects")
-    return size
-
-
 def _cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
     p.add_argument("--context", help="kubeconfig context (default: current-context)")
@@ -73,14 +54,14 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checks", help="comma-separated check ids (default: all)")
     p.add_argument(
         "--timeout",
-        type=_seconds,
+        type=seconds,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"per API request, connect and read (default: {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument(
         "--chunk-size",
-        type=_chunk_size,
+        type=chunk_size,
         default=PAGE_LIMIT,
         metavar="N",
         help=f"objects per list request, the rest fetched with continue tokens; smaller pages "
@@ -91,6 +72,7 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
 def _library_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--library-url",
+        type=library_url,
         default=os.environ.get(LIBRARY_ENV) or None,
         help=f"base URL of an incident library to link cases to (default: ${LIBRARY_ENV}; "
         "without it, cases link to their public sources only)",
@@ -313,36 +295,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     for c in ALL_CHECKS:
         print(f"{c.id:<10} {c.severity:<9} {c.category:<14} {c.title}")
     return 0
-
-
-def explain_text(check: Check, library_url: str | None) -> str:
-    d = check_to_dict(check, library_url)
-    lines = [
-        f"{check.id}: {check.title}",
-        f"severity {check.severity}, category {check.category}, confidence {check.confidence}",
-        "",
-        "Why it matters:",
-        f"  {check.why}",
-        "",
-        "How to fix:",
-        f"  {check.remediation}",
-        "",
-        "Reads (get/list/watch):",
-    ]
-    lines += [f"  {r['kind']} ({'/'.join(r['versions'])})" for r in d["reads"]]
-    if d["settings"]:
-        lines += ["", "Settings (--config checks.<ID>.<name>):"]
-        lines += [f"  {s['name']} = {s['default']}: {s['help']}" for s in d["settings"]]
-    lines += ["", "Cases it cites:"]
-    for c in d["cases"]:
-        lines.append(f"  {c['title']}\n    {c['source_url']}")
-        if "library_url" in c:
-            lines.append(f"    {c['library_url']}")
-    lines += ["", "Public references:"]
-    lines += [f"  {r['title']}: {r['url']}" for r in d["references"]]
-    lines += ["", "RBAC it needs:"]
-    lines += [f"  {r['verbs']} {r['apiGroup'] or 'core'}/{r['resource']}" for r in d["rbac"]]
-    return "\n".join(lines) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

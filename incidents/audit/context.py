@@ -15,6 +15,7 @@ from .k8s import Obj, api_group, is_gpu_node, parse_time, spec_gpus
 from .kinds import KINDS
 from .model import Resource
 from .snapshot import Snapshot
+from .workloads.base import UNREADABLE
 from .workloads.index import Malformed, Workload, WorkloadIndex
 
 
@@ -39,9 +40,19 @@ class Context:
         self.workloads_read = False
         # The running check's settings (its defaults, changed by a config file).
         self.params: dict[str, Any] = {}
+        self._readable: dict[str, list[Obj]] = {}
 
     def items(self, key: str) -> list[Obj]:
-        return self.snapshot.items(key)
+        """The objects of a kind that kubegap could read; the others are in :attr:`unreadable`
+        (checks never judge an object they cannot read as if its fields were empty)."""
+        if key not in self.unreadable:
+            return self.snapshot.items(key)
+        readable = self._readable.get(key)
+        if readable is None:
+            readable = self._readable[key] = [
+                o for o in self.snapshot.items(key) if UNREADABLE not in o
+            ]
+        return readable
 
     def release(self) -> None:
         """Drop the derived views once the checks have run.
@@ -54,6 +65,7 @@ class Context:
         for name, attr in type(self).__dict__.items():
             if isinstance(attr, cached_property):
                 self.__dict__.pop(name, None)
+        self._readable.clear()
 
     def absent(self, key: str) -> bool:
         cov = self.snapshot.coverage.get(key)
@@ -129,8 +141,22 @@ class Context:
 
     @cached_property
     def index(self) -> WorkloadIndex:
-        """Listed workload objects and owner resolution, through the adapter registry."""
-        return WorkloadIndex(self.items, self.ref)
+        """Listed workload objects and owner resolution, through the adapter registry.
+
+        It sees the unreadable objects too: their pods still belong to them, and it reports them
+        (:attr:`malformed`) instead of judging their pods as a group of their own."""
+        return WorkloadIndex(self.snapshot.items, self.ref)
+
+    @cached_property
+    def unreadable(self) -> dict[str, list[Obj]]:
+        """By kind key, the objects kubegap could not read (:func:`.kinds.project`): each check
+        that reads their kind reports them as not evaluated."""
+        out: dict[str, list[Obj]] = {}
+        for key, items in self.snapshot.objects.items():
+            bad = [o for o in items if UNREADABLE in o]
+            if bad:
+                out[key] = bad
+        return out
 
     @property
     def malformed(self) -> list[Malformed]:

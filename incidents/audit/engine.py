@@ -10,8 +10,10 @@ from .context import Context
 from .kinds import KINDS
 from .model import CLUSTER, Check, Evidence, Finding, Resource, Result
 from .snapshot import Coverage, Snapshot
+from .workloads.base import UNREADABLE, UNREADABLE_FIELD
 
 _READ_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
+_READABLE = "the fields checks read, with the types the Kubernetes API gives them"
 
 
 @dataclass
@@ -61,17 +63,32 @@ def _gate(check: Check, snap: Snapshot) -> Result | None:
 
 
 def _unread_objects(check: Check, ctx: Context) -> list[Result]:
-    """A not_evaluated result for each object of the check's kinds whose spec could not be read."""
-    return [
+    """A not_evaluated result for each object of the check's kinds that could not be read: its
+    fields had the wrong types (:func:`.kinds.project`), or, when the check read the workloads,
+    its pod templates could not be read."""
+    out = [
         Result(
             "not_evaluated",
-            bad.resource,
-            f"could not read this object's pod templates: {bad.error}",
-            (Evidence("spec", "unreadable", "a valid pod template and replica count"),),
+            ctx.ref(key, obj),
+            f"could not read this object: {obj[UNREADABLE]}",
+            (Evidence(obj.get(UNREADABLE_FIELD, "object"), "unreadable", _READABLE),),
         )
-        for bad in ctx.malformed
-        if bad.key in check.reads
+        for key in check.reads
+        for obj in ctx.unreadable.get(key, ())
     ]
+    if ctx.workloads_read:
+        seen = {r.resource for r in out}
+        out += [
+            Result(
+                "not_evaluated",
+                bad.resource,
+                f"could not read this object's pod templates: {bad.error}",
+                (Evidence("spec", "unreadable", "a valid pod template and replica count"),),
+            )
+            for bad in ctx.malformed
+            if bad.key in check.reads and bad.resource not in seen
+        ]
+    return out
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:
@@ -118,8 +135,7 @@ def _evaluate(check: Check, ctx: Context, snap: Snapshot) -> list[Result]:
         results = [Result("not_evaluated", CLUSTER, message)]
     if not results:
         results = [Result("not_evaluated", CLUSTER, "check returned no result")]
-    if ctx.workloads_read:
-        results.extend(_unread_objects(check, ctx))
+    results.extend(_unread_objects(check, ctx))
     results = merge(results)
     if snap.namespace and any(KINDS[k].namespaced for k in check.reads):
         outside = f"objects outside namespace {snap.namespace} (--namespace)"

@@ -91,6 +91,15 @@ def condition(obj: Obj, ctype: str) -> Obj | None:
     return None
 
 
+def not_ready(node: Obj) -> str | None:
+    """A node's Ready status when it reports one other than ``True`` (``False``, ``Unknown``);
+    None when it is Ready or reports no Ready condition at all (nothing says it is down)."""
+    ready = condition(node, "Ready")
+    if ready is None or ready.get("status") == "True":
+        return None
+    return str(ready.get("status"))
+
+
 def is_finished(obj: Obj) -> bool:
     """Whether a job-like object (or a pod) has completed or failed for good."""
     status = obj.get("status") or {}

@@ -14,9 +14,9 @@ from typing import Any
 from .k8s import Obj, api_group
 from .kindspec import KindSpec, kind_spec
 from .projection import cluster, config
-from .projection.core import metadata
+from .projection.core import Malformed, check_shape, metadata
 from .workloads import ADAPTERS
-from .workloads.base import UNREADABLE
+from .workloads.base import UNREADABLE, UNREADABLE_FIELD
 
 # Warning events only, and a bounded number of them: events are the largest kind in a busy
 # cluster, and checks read only the recent ones.
@@ -39,6 +39,18 @@ _CORE: tuple[KindSpec, ...] = (
     kind_spec("podmonitors.monitoring.coreos.com", ("v1",), "PodMonitor", config.monitor, crd=True),
     kind_spec("clusterpolicies.nvidia.com", ("v1",), "ClusterPolicy", config.cluster_policy,
               namespaced=False, crd=True),
+    # Google Cloud Managed Service for Prometheus: rules (spec.groups as in a PrometheusRule) and
+    # pod monitors (spec.selector as in a PodMonitor), namespaced and cluster-wide.
+    kind_spec("rules.monitoring.googleapis.com", ("v1",), "Rules", config.prometheus_rule,
+              crd=True),
+    kind_spec("clusterrules.monitoring.googleapis.com", ("v1",), "ClusterRules",
+              config.prometheus_rule, namespaced=False, crd=True),
+    kind_spec("globalrules.monitoring.googleapis.com", ("v1",), "GlobalRules",
+              config.prometheus_rule, namespaced=False, crd=True),
+    kind_spec("podmonitorings.monitoring.googleapis.com", ("v1",), "PodMonitoring",
+              config.monitor, crd=True),
+    kind_spec("clusterpodmonitorings.monitoring.googleapis.com", ("v1",), "ClusterPodMonitoring",
+              config.monitor, namespaced=False, crd=True),
 )  # fmt: skip
 
 KINDS: dict[str, KindSpec] = {
@@ -97,16 +109,48 @@ def _intern(value: Any) -> Any:
 def project(kind_key: str, obj: Obj) -> Obj:
     """The slim form of ``obj`` for the kind ``kind_key``, its short strings interned.
 
-    An object the projector cannot read keeps its metadata and a note why, so the checks that
-    read it report that one object as not evaluated instead of failing the whole list.
+    An object the projector cannot read (a field checks read has the wrong type) keeps its name
+    and a note naming the field, so every check that reads its kind reports that one object as
+    not evaluated (:mod:`.engine`), instead of reading it as empty and healthy, or failing the
+    whole list.
     """
     if UNREADABLE in obj:
         return obj
     try:
+        check_shape(obj)
         return _intern(KINDS[kind_key].project(obj))  # type: ignore[no-any-return]
+    except Malformed as exc:
+        return unreadable(obj, str(exc), exc.path)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        try:
-            meta = metadata(obj)
-        except (TypeError, ValueError, AttributeError):
-            meta = {}
-        return {"metadata": meta, UNREADABLE: f"{type(exc).__name__}: {exc}"}
+        return unreadable(obj, f"{type(exc).__name__}: {exc}")
+
+
+def checked(obj: Obj) -> Obj:
+    """An object already projected (a snapshot in the current projection), its shared fields'
+    types checked as :func:`project` checks them; unreadable ones marked the same way."""
+    if UNREADABLE in obj:
+        return obj
+    try:
+        check_shape(obj)
+    except Malformed as exc:
+        return unreadable(obj, str(exc), exc.path)
+    return obj
+
+
+def unreadable(obj: Obj, reason: str, path: str | None = None) -> Obj:
+    """What is kept of an object kubegap cannot read: its metadata (or, if that is what is
+    malformed, its name and namespace), why, and the field at fault when it is known."""
+    try:
+        kept = metadata(obj)
+    except (TypeError, ValueError, AttributeError):
+        meta = obj.get("metadata")
+        names = ("name", "namespace")
+        kept = (
+            {k: str(meta[k]) for k in names if meta.get(k) is not None}
+            if isinstance(meta, dict)
+            else {}
+        )
+    out = {"metadata": kept, UNREADABLE: reason}
+    if path:
+        out[UNREADABLE_FIELD] = path
+    return out

@@ -18,7 +18,7 @@ from .kinds import KINDS
 from .model import SEVERITIES, SEVERITY_RANK, STATUSES, Check, Finding
 
 SCHEMA = "kubegap-report"
-SCHEMA_VERSION = "3.0"
+SCHEMA_VERSION = "3.1"
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, EXIT_COVERAGE = 0, 1, 2, 3
 CHECK_STATUSES = ("fail", "not_evaluated", "pass", "not_applicable")
 
@@ -66,6 +66,7 @@ def _check_identity(check: Check) -> dict[str, Any]:
     return {
         "id": check.id,
         "title": check.title,
+        "pass_title": check.title_for("pass"),
         "severity": check.severity,
         "category": check.category,
         "confidence": check.confidence,

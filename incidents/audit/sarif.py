@@ -45,6 +45,8 @@ def _rule(check_id: str, result: AuditResult, library_url: str | None) -> dict[s
             "precision": "very-high" if check.confidence == "definitive" else "medium",
             "cases": [c["slug"] for c in cases],
             "references": [r.url for r in check.references],
+            # shortDescription is the gap a result reports; this is what a clean run means
+            "passTitle": check.title_for("pass"),
         },
     }
 

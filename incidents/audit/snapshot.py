@@ -25,7 +25,7 @@ from .compact import Sharer
 from .errors import SnapshotError
 from .jsonio import dumps, loads
 from .k8s import Obj
-from .kinds import KINDS, project, spec_for_object
+from .kinds import KINDS, checked, project, spec_for_object
 from .projection import PROJECTION_VERSION
 
 # libyaml's safe loader where PyYAML has it (several times faster on a large snapshot); the zipapp
@@ -188,7 +188,9 @@ def _read_lines(path: Path) -> Snapshot | None:
                     continue
                 snap.coverage[key] = _coverage(path, key, coverage)
                 try:
-                    snap.objects[key] = [share(project(key, o) if reproject else o) for o in items]
+                    snap.objects[key] = [
+                        share(project(key, o) if reproject else checked(o)) for o in items
+                    ]
                 except (TypeError, ValueError, AttributeError):
                     raise SnapshotError(f"snapshot {path}: kind {key!r} is malformed") from None
         except (_NotLineLayout, ValueError):
@@ -316,7 +318,7 @@ def _from_saved(p: Path, data: dict[str, Any]) -> Snapshot:
             items = entry.get("items") or []
             if not isinstance(items, list) or not all(isinstance(o, dict) for o in items):
                 raise TypeError(key)
-            snap.objects[key] = [share(project(key, o) if reproject else o) for o in items]
+            snap.objects[key] = [share(project(key, o) if reproject else checked(o)) for o in items]
         except (KeyError, TypeError, ValueError, AttributeError):
             raise SnapshotError(f"snapshot {p}: kind {key!r} is malformed") from None
     return snap

@@ -13,6 +13,7 @@ from .cases import cited_cases
 from .engine import AuditResult
 from .model import SEVERITY_RANK, Finding
 from .report import check_status, summary
+from .wording import counted
 
 FINDINGS_SHOWN = 10
 EVIDENCE_SHOWN = 3
@@ -96,7 +97,8 @@ def render_text(
         out.append(f"config: {result.config.path}{disabled}")
     out += ["", "Coverage"]
     for key, cov in sorted(result.coverage.items()):
-        detail = f"{cov.count} objects, {cov.pages} pages" if cov.status == "listed" else ""
+        listed = f"{counted(cov.count, 'object')}, {counted(cov.pages, 'page')}"
+        detail = listed if cov.status == "listed" else ""
         if cov.message:
             detail = f"{detail}; {cov.message}" if detail else cov.message
         status = paint(
@@ -111,7 +113,11 @@ def render_text(
         status = check_status(check, findings)
         label = _LABEL.get(status, status.upper())
         severity = paint(check.severity, check.severity)
-        out += ["", f"{paint(status, f'[{label}]')} {check.id} {check.title} ({severity})"]
+        # A pass prints what it means; N/A and not evaluated say the title is what was sought.
+        headline = (
+            check.title_for(status) if status in ("pass", "fail") else f"checks for: {check.title}"
+        )
+        out += ["", f"{paint(status, f'[{label}]')} {check.id} {headline} ({severity})"]
         shown = [f for f in findings if f.status in ("fail", "not_evaluated")] or [
             f for f in findings if f.status != "exempted"
         ]
@@ -139,8 +145,8 @@ def render_text(
     exempted_n = s["findings_by_status"]["exempted"]
     out.append("")
     out.append(
-        f"{s['checks']} checks: {counts}"
-        + (f"; {exempted_n} findings exempted" if exempted_n else "")
+        f"{counted(s['checks'], 'check')}: {counts}"
+        + (f"; {counted(exempted_n, 'finding')} exempted" if exempted_n else "")
         + f". Exit code {s['exit_code']} (--fail-on {fail_on})."
     )
     if result.disabled:

@@ -209,6 +209,13 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "site" / "static"]
+# kubegap.pyz, the one-file kubegap the /kubegap/ page offers, is built by its finder when
+# collectstatic runs (incidents/staticfinders.py), so it always matches the code served.
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "incidents.staticfinders.KubegapFinder",
+]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -13,6 +13,7 @@ from django.http import QueryDict
 
 from incidents import facets
 from incidents.facets import FACETS, FacetSpec
+from incidents.filtersets import ORDERINGS
 from incidents.models import Case, FacetValue
 from incidents.presenters.query_state import Chip, QueryState
 from incidents.selectors.cases import CaseListResult, SearchSummary, values_by_facet
@@ -99,6 +100,30 @@ def suggestion_links(
         )
         links.append(SuggestionLink(counted.suggestion, counted.count, after.href()))
     return links
+
+
+@dataclass(frozen=True)
+class SortLink:
+    """One order the cases can be listed in, and the link that lists them so."""
+
+    label: str
+    url: str
+    current: bool
+
+
+def sort_links(state: QueryState) -> list[SortLink]:
+    """The orders of the list: the default first (best match with words, else newest first),
+    then every other `ordering=`; each link keeps the filters and goes back to page 1."""
+    default = "best match" if state.q else "newest"
+    current = state.ordering or default
+    if current == "newest" and not state.q:
+        current = default  # ordering=newest is the default order without words
+    choices = [("best match", "Best match")] if state.q else []
+    choices += [(key, label) for key, (label, _) in ORDERINGS.items()]
+    return [
+        SortLink(label, state.ordered("" if key == default else key).href(), key == current)
+        for key, label in choices
+    ]
 
 
 def facet_trees(state: QueryState, groups: list[FacetGroup]) -> list[FacetTree]:
@@ -225,6 +250,7 @@ def context(
         "partial_matches": bool(result.search and result.search.partial),
         "did_you_mean": did_you_mean(state, result.search),
         "chips": chips(state, vocabulary),
+        "sort_links": sort_links(state),
         "order_label": next((c.text for c in chips(state, vocabulary) if c.label == "Order"), ""),
         "clear_url": QueryState().href(),
         "suggestions": suggestion_links(state, suggestions),
@@ -237,6 +263,7 @@ def context(
         "unknown": [
             *unknown_values(vocabulary, result.errors, result.query.filterset.data or QueryDict()),
             *result.query.notes,
+            *([result.page_problem] if result.page_problem else []),
         ],
         "page_links": page_links(state, page),
         "prev_url": (

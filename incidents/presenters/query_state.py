@@ -29,6 +29,7 @@ from incidents.models import FacetValue
 
 # The sentence the remaining suggestions come from, once `q` was turned into filters.
 WORDS_PARAM = "words"
+ORDERING_PARAM = "ordering"
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,17 @@ class QueryState:
         if self.has(name, slug):
             return self.replace(selected=kept)
         return self.replace(selected=(*kept, (name, slug)))
+
+    def ordered(self, ordering: str) -> QueryState:
+        """In another order (`ordering=`, one of filtersets.ORDERINGS; "" for the default), on
+        its first page."""
+        kept = tuple(s for s in self.selected if s[0] != ORDERING_PARAM)
+        return self.replace(selected=(*kept, *([(ORDERING_PARAM, ordering)] if ordering else [])))
+
+    @property
+    def ordering(self) -> str:
+        """The `ordering=` in use ("" for the default: newest first, best match with words)."""
+        return next((slug for name, slug in self.selected if name == ORDERING_PARAM), "")
 
     def without(self, name: str, slug: str) -> QueryState:
         return self.replace(selected=tuple(s for s in self.selected if s != (name, slug)))

@@ -14,7 +14,7 @@ from django.db.models import Count, QuerySet
 
 from incidents.facets import FACETS, FacetSpec
 from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
-from incidents.selectors.cases import case_queryset, read_page, with_facet_values
+from incidents.selectors.cases import case_queryset, read_requested_page, with_facet_values
 from incidents.selectors.facet_counts import value_counts
 from incidents.selectors.vocabulary import Vocabulary
 
@@ -59,6 +59,7 @@ class ValuePage:
     aliases: list[str]
     cases: Page[Case]
     co_occurring: list[CoOccurringGroup]
+    page_problem: str = ""  # what was wrong with the page number asked for
 
 
 def _build(
@@ -97,7 +98,7 @@ def facet_summaries(*, vocabulary: Vocabulary | None = None) -> list[FacetSummar
 
 
 def facet_value_page(
-    *, spec: FacetSpec, slug: str, page: int | str = 1, per_page: int = 25
+    *, spec: FacetSpec, slug: str, page: int | str | list[str] = 1, per_page: int = 25
 ) -> ValuePage:
     """One value: its place in the tree, aliases, cases (newest first) and co-occurring values.
 
@@ -113,6 +114,7 @@ def facet_value_page(
     )
     cases = case_queryset(params={spec.param: [slug]}, vocabulary=vocabulary).queryset
     paginator = Paginator(with_facet_values(cases), per_page)
+    cases_page, problem = read_requested_page(paginator, page)
     return ValuePage(
         spec=spec,
         value=value,
@@ -121,8 +123,9 @@ def facet_value_page(
         aliases=sorted(
             FacetAlias.objects.filter(value=value).values_list("text", flat=True), key=str.lower
         ),
-        cases=read_page(paginator, page),
+        cases=cases_page,
         co_occurring=_co_occurring(spec, cases, vocabulary),
+        page_problem=problem,
     )
 
 

@@ -27,6 +27,7 @@ from incidents.models import (
     Source,
     case_relation,
 )
+from incidents.query_params import page_number, page_problem
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.card_items import attach_items
@@ -110,6 +111,7 @@ class CaseListResult:
     query: CaseQuery
     page: Page[Case]
     search: SearchSummary | None = None
+    page_problem: str = ""  # what was wrong with the page number asked for (query_params)
 
     @cached_property
     def facets(self) -> list[FacetGroup]:
@@ -194,20 +196,21 @@ def with_facet_values(cases: QuerySet[Case]) -> QuerySet[Case]:
 def case_list(
     *,
     params: Params,
-    page: int | str = 1,
+    page: int | str | list[str] = 1,
     per_page: int = 20,
     version: LibraryVersion | None = None,
 ) -> CaseListResult:
     """Filtered cases, paginated, with "what if" counts for every facet value.
 
-    Each facet is counted on the cases filtered by all the other facets (and by its own
-    exclusions), so a count says how many cases one more click on that value would keep.
-    `version`: the library version the request already read, if any (not read again).
+    A value's count is what one more click on it gives (selectors.facet_counts). `page`: the
+    number, or every `page=` value of the request: one that is not a page number shows the
+    first page, one past the end the last, and `page_problem` says so. `version`: the library
+    version the request already read, if any (not read again).
     """
     query = case_queryset(params=params, version=version)
-    page_obj = read_page(paginator(query.filterset, per_page), page)
+    page_obj, problem = read_requested_page(paginator(query.filterset, per_page), page)
     attach_direct_values(page_obj.object_list, query.vocabulary)  # type: ignore[arg-type]
-    return CaseListResult(query, page_obj, search_summary(query, page_obj))
+    return CaseListResult(query, page_obj, search_summary(query, page_obj), problem)
 
 
 def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
@@ -221,6 +224,17 @@ def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
         search.coverage([case.id for case in page.object_list]),
         search.did_you_mean(),
     )
+
+
+def read_requested_page(
+    paginator: Paginator[Case], page: int | str | list[str]
+) -> tuple[Page[Case], str]:
+    """The page a request asks for (`page`: the number, or every `page=` value given) and what
+    was wrong with it ("" if nothing, query_params.page_problem): one that is not a page number
+    gives the first page, one past the end the last."""
+    values = [str(v) for v in page] if isinstance(page, list) else [str(page)]
+    found = read_page(paginator, (page_number(values[0]) if values else None) or 1)
+    return found, page_problem(values, paginator.num_pages)
 
 
 def read_page(paginator: Paginator[Case], number: int | str) -> Page[Case]:

@@ -250,15 +250,19 @@ class Selection:
             return ""
         return page_cache.key_of(self.index.version)
 
-    def cases(self, *, without: Iterable[str] = ()) -> BitMap:
-        """The cases selected by every filter but the named ones."""
+    def cases(
+        self, *, without: Iterable[str] = (), values: dict[str, list[int]] | None = None
+    ) -> BitMap:
+        """The cases selected by every filter but the named ones (`values`: the facet filters'
+        value ids to use instead of the FilterSet's)."""
         left_out = set(without)
+        chosen = self._values if values is None else values
         result = BitMap(self.index.cases)
         for spec in FACETS:
-            if spec.param in self._values and spec.param not in left_out:
-                result &= self.index.cases_of(self._values[spec.param])
-            if spec.exclude_param in self._values and spec.exclude_param not in left_out:
-                result -= self.index.cases_of(self._values[spec.exclude_param])
+            if spec.param in chosen and spec.param not in left_out:
+                result &= self.index.cases_of(chosen[spec.param])
+            if spec.exclude_param in chosen and spec.exclude_param not in left_out:
+                result -= self.index.cases_of(chosen[spec.exclude_param])
         others = tuple(name for name in self._others if name not in left_out)
         if others:
             result &= self._ids_of(others)
@@ -297,10 +301,16 @@ class Selection:
         top = search.top(stop, within)
         return None if top is None else top[start:stop]
 
-    def counts(self, spec: FacetSpec, *, without: Iterable[str] = ()) -> dict[int, int]:
-        """Per value of the facet, the cases one more click on it would give: counted on every
-        filter but the facet's own include filter (its exclusions still apply) and `without`."""
-        base = self.cases(without=(spec.param, *without))
+    def cases_with(self, name: str, value_ids: list[int], *, without: Iterable[str]) -> BitMap:
+        """`cases(without=...)` with the facet filter `name` given these value ids instead."""
+        return self.cases(without=without, values={**self._values, name: value_ids})
+
+    def chosen(self, name: str) -> list[int]:
+        """The value ids of one facet filter (`symptom`, `not_symptom`), in the order given."""
+        return self._values.get(name, [])
+
+    def own_counts(self, spec: FacetSpec, base: BitMap) -> dict[int, int]:
+        """Per value of the facet, how many of the `base` cases it has (none: left out)."""
         return self.index.count_within(base, self.filterset.vocabulary.ids(spec.facet))
 
 

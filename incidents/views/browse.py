@@ -49,7 +49,7 @@ def facet_value(request: HttpRequest, facet: str, slug: str) -> HttpResponse:
     """One facet value: description, aliases, parent and children, its cases, what occurs with it."""
     spec = facets.spec(facet)
     try:
-        page = browse.facet_value_page(spec=spec, slug=slug, page=request.GET.get("page", 1))
+        page = browse.facet_value_page(spec=spec, slug=slug, page=request.GET.getlist("page"))
     except FacetValue.DoesNotExist as exc:
         raise Http404(f"There is no value {slug!r} among the {spec.plural.lower()}.") from exc
     return render(request, "incidents/facet_value.html", browse_page.value_context(page))

@@ -35,7 +35,7 @@ PAGE_PARAMETERS = (*FILTER_PARAMS, WORDS_PARAM, "page")
 def case_list(request: HttpRequest, version: LibraryVersion | None = None) -> HttpResponse:
     """The library: filtered cases, newest first (best match first with words), with live counts;
     an anonymous reader's page is cached whole (views.whole_pages)."""
-    result = select_cases(params=request.GET, page=request.GET.get("page", 1), version=version)
+    result = select_cases(params=request.GET, page=request.GET.getlist("page"), version=version)
     filterset = result.query.filterset
     state = QueryState.of(filterset, request.GET, page=result.page.number)
     suggestions = suggestions_for(filterset, state.q or state.words)

@@ -200,7 +200,7 @@ def test_json_report_is_stable_and_sorted(capsys: pytest.CaptureFixture[str]) ->
     second = run(capsys, "audit", "--snapshot", path, "--format", "json")[1]
     assert first == second
     doc = json.loads(first)
-    assert doc["schema_version"] == "3.0" and doc["source"]["type"] == "snapshot"
+    assert doc["schema_version"] == "3.1" and doc["source"]["type"] == "snapshot"
     order = ["fail", "not_evaluated", "not_applicable", "pass"]
     statuses = [order.index(f["status"]) for f in doc["findings"]]
     assert statuses == sorted(statuses)

@@ -96,7 +96,7 @@ def test_exempted_findings_show_in_text_and_as_sarif_suppressions(
     )
     text = capsys.readouterr().out
     assert "exempted: lab (kubegap.io/exempt: *)" in text
-    assert "1 findings exempted" in text
+    assert "1 finding exempted" in text
     [result] = json.loads(sarif.read_text())["runs"][0]["results"]
     assert result["kind"] == "fail"
     assert result["suppressions"] == [

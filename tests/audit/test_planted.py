@@ -1,7 +1,9 @@
 """Floors on kubegap's blind evaluation set (tests/audit/planted/README.md).
 
-The figures are what kubegap measured at main before anyone fixed anything; a change that finds
-fewer planted gaps or fails more look-alikes fails here. Raise the floors when a fix improves them.
+The floors are what kubegap measures on the whole set: round 1 after its fixes (48/48 found, 0/87
+look-alikes wrongly failed) plus round 2, scored once and blind (28/31 found, 2/72 wrongly
+failed); a change that finds fewer planted gaps or fails more look-alikes fails here. Raise the
+floors when a fix improves them.
 """
 
 from __future__ import annotations
@@ -10,16 +12,23 @@ from pathlib import Path
 
 import yaml
 
-from tests.audit.planted.score import report, scenario_paths, score_all, score_file, totals
+from tests.audit.planted.score import (
+    report,
+    round_of,
+    scenario_paths,
+    score_all,
+    score_file,
+    totals,
+)
 
-FOUND_FLOOR = 46  # planted gaps found, of 47
-WRONG_CEILING = 7  # look-alikes wrongly failed, of 88
+FOUND_FLOOR = 76  # planted gaps found, of 79 (round 1: 48 of 48, round 2: 28 of 31)
+WRONG_CEILING = 2  # look-alikes wrongly failed, of 159 (round 1: 0 of 87, round 2: 2 of 72)
 
 
 def test_planted_gaps_found_and_lookalikes_not_failed() -> None:
     scores = score_all()
     t = totals(scores)
-    assert len(scores) == 7
+    assert len(scores) == 13
     assert t["found"] >= FOUND_FLOOR, report(scores, verbose=True)
     assert t["wrong"] <= WRONG_CEILING, report(scores, verbose=True)
 
@@ -42,3 +51,21 @@ def test_scorer_counts_a_miss_and_a_wrong_fail(tmp_path: Path) -> None:
     assert len(after.wrongly_failed) == len(before.wrongly_failed) + 1
     assert len(after.found) == len(before.found)
     assert not [f for f in after.unlisted if f.check.id == "JOB-002"]
+
+
+def test_rounds_are_told_apart_by_name() -> None:
+    """Round 1 is the first seven scenarios; round 2 the `r2-` ones, scored on their own."""
+    assert len(scenario_paths(round_no=1)) == 7
+    second = scenario_paths(round_no=2)
+    assert len(second) == 6 and all(p.stem.startswith("r2-") for p in second)
+    assert {round_of(p) for p in scenario_paths()} == {1, 2}
+
+
+def test_a_namespaced_scenario_sees_only_its_namespace() -> None:
+    """`namespace:` audits as `kubegap audit -n NS` would: namespaced objects of other namespaces
+    are not listed, so no finding names one, and cluster-wide checks are not evaluated."""
+    src = next(p for p in scenario_paths() if p.stem == "r2-kubeflow-namespaced")
+    score = score_file(src)
+    assert {f.resource.namespace for f in score.findings} <= {None, "llm-train"}
+    gpu001 = [f for f in score.findings if f.check.id == "GPU-001"]
+    assert gpu001 and all(f.status == "not_evaluated" for f in gpu001)

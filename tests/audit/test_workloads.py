@@ -341,3 +341,35 @@ def test_the_rbac_role_follows_the_registry() -> None:
     for adapter in ADAPTERS:
         for key in adapter.reads:
             assert (KINDS[key].group, KINDS[key].resource) in granted, key
+
+
+def test_lws_worker_statefulsets_belong_to_the_lws_through_the_leader_pod() -> None:
+    """LWS makes a leader StatefulSet (owned by the LWS) and, per group, a worker StatefulSet
+    owned by that group's leader Pod (https://lws.sigs.k8s.io/docs/concepts/): one gap, one
+    finding, on the LWS."""
+    owner = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "name": "w"}
+    lws = obj(
+        "leaderworkerset.x-k8s.io/v1",
+        "LeaderWorkerSet",
+        {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "workerTemplate": tpl()}},
+    )
+    leader_sts = obj("apps/v1", "StatefulSet", {"replicas": 1, "template": tpl()})
+    leader_sts["metadata"]["ownerReferences"] = [owner]
+    leader = obj("v1", "Pod", {"nodeName": "gpu-1", "containers": [GPU]}, name="w-0")
+    leader["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "w"}
+    ]
+    workers_sts = obj("apps/v1", "StatefulSet", {"replicas": 1, "template": tpl()}, name="w-0")
+    workers_sts["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": "w-0"}
+    ]
+    worker = obj("v1", "Pod", {"nodeName": "gpu-2", "containers": [GPU]}, name="w-0-1")
+    worker["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "w-0"}
+    ]
+    for pod in (leader, worker):
+        pod["status"] = {"phase": "Running"}
+    snap = from_objects([lws, leader_sts, leader, workers_sts, worker])
+    fails = [f for f in run_checks([REGISTRY["MEM-002"]], snap).findings if f.status == "fail"]
+    assert [(f.resource.kind, f.resource.name) for f in fails] == [("LeaderWorkerSet", "w")]
+    assert {"pod w-0", "pod w-0-1"} <= set(fails[0].members)

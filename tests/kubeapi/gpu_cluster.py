@@ -273,4 +273,10 @@ NOT_INSTALLED = {
     "rayclusters.ray.io",
     "leaderworkersets.leaderworkerset.x-k8s.io",
     "workloads.kueue.x-k8s.io",
+    # Google Managed Prometheus kinds (GKE only).
+    "rules.monitoring.googleapis.com",
+    "clusterrules.monitoring.googleapis.com",
+    "globalrules.monitoring.googleapis.com",
+    "podmonitorings.monitoring.googleapis.com",
+    "clusterpodmonitorings.monitoring.googleapis.com",
 }

@@ -14,7 +14,13 @@ from typing import Any
 
 import anyio
 import pytest
-from cluster_broken import BROKEN_ABSENT, BROKEN_FAILURES, BROKEN_NOT_APPLICABLE, build_broken
+from cluster_broken import (
+    BROKEN_ABSENT,
+    BROKEN_FAILURES,
+    BROKEN_NOT_APPLICABLE,
+    BROKEN_NOT_EVALUATED,
+    build_broken,
+)
 from kube_client import KubeClient
 from kubeapi_harness import ApiServer, KubegapIdentity
 from kubegap_run import (
@@ -62,6 +68,11 @@ def test_broken_cluster_reports_exactly_its_gaps(live: tuple[int, Report]) -> No
         for cid, resources in BROKEN_FAILURES.items()
         for resource in resources
     } | {(cid, "not_applicable", "_cluster/Cluster/cluster") for cid in BROKEN_NOT_APPLICABLE}
+    expected |= {
+        (cid, "not_evaluated", resource)
+        for cid, resources in BROKEN_NOT_EVALUATED.items()
+        for resource in resources
+    }
     got = outcomes(report)
     assert sorted(got - expected) == [], "unexpected findings"
     assert sorted(expected - got) == [], "missing findings"

@@ -6,10 +6,19 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..context import Context
+from ..k8s import Obj
+from ..kinds import KINDS
 from ..model import Check, Evidence, Reference, Result
-from .common import CLUSTER, fail, name_of, not_applicable, passed, shown
+from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
 
 RULES = "prometheusrules.monitoring.coreos.com"
+# Google Cloud Managed Service for Prometheus rule objects (their spec.groups are Prometheus's).
+GMP_RULES = (
+    "rules.monitoring.googleapis.com",
+    "clusterrules.monitoring.googleapis.com",
+    "globalrules.monitoring.googleapis.com",
+)
+RULE_KINDS = (RULES, *GMP_RULES)
 THERMAL = re.compile(
     r"DCGM_FI_DEV_(GPU_TEMP|MEMORY_TEMP|THERMAL_VIOLATION|CLOCK_THROTTLE_REASONS|"
     r"CLOCKS_EVENT_REASONS)|amdgpu_.*temperature"
@@ -17,6 +26,13 @@ THERMAL = re.compile(
 XID = re.compile(r"DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT")
 ECC = re.compile(r"DCGM_FI_DEV_ECC_DBE|DCGM_FI_DEV_ROW_REMAP_FAILURE|DCGM_FI_DEV_RETIRED_DBE")
 NVLINK = re.compile(r"DCGM_FI_DEV_NVLINK_\w*(ERROR|CRC)")
+# The XIDs an uncorrectable ECC error raises: 48 (double-bit error), 94 and 95 (contained and
+# uncontained errors, A100 and later). An XID alert that does not single out other codes pages on them.
+ECC_XIDS = frozenset({48, 94, 95})
+_XID_LABEL = re.compile(r'\bxid\s*(=~|=)\s*"([^"]*)"')
+_XID_VALUE = re.compile(
+    r"(?:DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT)(?:\{[^}]*\})?\s*==\s*(\d+)"
+)
 GPU_ACTIVITY = re.compile(
     r"DCGM_FI_(DEV_GPU_UTIL|PROF_GR_ENGINE_ACTIVE|PROF_SM_ACTIVE|PROF_PIPE_TENSOR_ACTIVE|"
     r"PROF_NVLINK_[RT]X_BYTES)"
@@ -30,10 +46,47 @@ PROGRESS = re.compile(
 AlertRule = tuple[str, str, str]  # (namespace/name, alert, expr)
 
 
+def xid_codes(expr: str) -> set[int] | None:
+    """The XID codes an XID alert is limited to (``xid="79"``, ``== 79``); None when it is not."""
+    codes: set[int] | None = None
+    for _, values in _XID_LABEL.findall(expr):
+        codes = (codes or set()) | {int(v) for v in re.findall(r"\d+", values)}
+    for value in _XID_VALUE.findall(expr):
+        codes = (codes or set()) | {int(value)}
+    return codes
+
+
+def pages_on_ecc(expr: str) -> bool:
+    """An alert on an uncorrectable-ECC counter, or on XIDs including 48/94/95."""
+    if ECC.search(expr):
+        return True
+    if not XID.search(expr):
+        return False
+    codes = xid_codes(expr)
+    return codes is None or bool(codes & ECC_XIDS)
+
+
+def rule_objects(ctx: Context) -> list[tuple[str, Obj]]:
+    """Every rule object by name: ``ns/name`` for a PrometheusRule, ``Rules ns/name`` (or
+    ``ClusterRules name``, ``GlobalRules name``) for Managed Prometheus ones."""
+    out = []
+    for key in RULE_KINDS:
+        for obj in ctx.items(key):
+            ns = obj["metadata"].get("namespace")
+            where = f"{ns}/{name_of(obj)}" if ns else name_of(obj)
+            out.append((where if key == RULES else f"{KINDS[key].kind} {where}", obj))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _counted(ctx: Context, objects: int) -> str:
+    gmp = sum(len(ctx.items(k)) for k in GMP_RULES)
+    parts = [f"{objects - gmp} PrometheusRules"] if objects > gmp or not gmp else []
+    return " and ".join([*parts, *([f"{gmp} Managed Prometheus rule objects"] if gmp else [])])
+
+
 def alert_rules(ctx: Context) -> list[AlertRule]:
     out: list[AlertRule] = []
-    for pr in ctx.items(RULES):
-        where = f"{pr['metadata'].get('namespace')}/{name_of(pr)}"
+    for where, pr in rule_objects(ctx):
         for group in (pr.get("spec") or {}).get("groups") or []:
             for rule in group.get("rules") or []:
                 if rule.get("alert"):
@@ -42,20 +95,24 @@ def alert_rules(ctx: Context) -> list[AlertRule]:
 
 
 def _alert_check(
-    ctx: Context, wanted: dict[str, Callable[[str], bool]], required: tuple[str, ...], what: str
+    ctx: Context,
+    wanted: dict[str, Callable[[str], bool]],
+    required: tuple[str, ...],
+    what: str,
+    not_seen: tuple[str, ...] = (),
 ) -> Iterator[Result]:
     if not ctx.gpu_nodes:
         yield not_applicable("no GPU nodes")
         return
-    if ctx.absent(RULES):
+    if all(ctx.absent(k) for k in RULE_KINDS):
         yield fail(
             CLUSTER,
-            f"no {what}: the PrometheusRule CRD is not installed",
+            f"no {what}: the PrometheusRule CRD is not installed (nor Managed Prometheus Rules)",
             Evidence("prometheusrules", "CRD absent", f"a PrometheusRule alerting on {what}"),
         )
         return
     rules = alert_rules(ctx)
-    objects = sorted(f"{pr['metadata'].get('namespace')}/{name_of(pr)}" for pr in ctx.items(RULES))
+    objects = [where for where, _ in rule_objects(ctx)]
     found = {
         label: sorted(f"{where}:{alert}" for where, alert, expr in rules if match(expr))
         for label, match in wanted.items()
@@ -74,15 +131,18 @@ def _alert_check(
         yield fail(
             CLUSTER,
             f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules in "
-            f"{len(objects)} PrometheusRules examined)",
+            f"{_counted(ctx, len(objects))} examined)",
             *evidence,
         )
     else:
         yield passed(
-            f"{what} alerts found ({len(rules)} alert rules in {len(objects)} PrometheusRules)",
+            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx, len(objects))})",
             *evidence,
             examined=objects,
-            not_seen=["whether Prometheus loads these rules and routes the alerts to anyone"],
+            not_seen=[
+                "whether Prometheus loads these rules and routes the alerts to anyone",
+                *not_seen,
+            ],
         )
 
 
@@ -98,13 +158,30 @@ def thermal_alert(ctx: Context) -> Iterator[Result]:
 def hardware_alert(ctx: Context) -> Iterator[Result]:
     wanted: dict[str, Callable[[str], bool]] = {
         "XID errors": lambda e: bool(XID.search(e)),
-        "ECC errors": lambda e: bool(ECC.search(e)),
+        "uncorrectable ECC errors": pages_on_ecc,
         "NVLink errors": lambda e: bool(NVLINK.search(e)),
     }
-    yield from _alert_check(ctx, wanted, ("XID errors", "ECC errors"), "GPU hardware error")
+    yield from _alert_check(
+        ctx,
+        wanted,
+        ("XID errors", "uncorrectable ECC errors"),
+        "GPU hardware error",
+        not_seen=(
+            "corrected (single-bit) ECC error rates: an uncorrectable error raises XID 48 (94/95 "
+            "on A100 and later), so an XID alert pages on it; a rising corrected count is not judged",
+        ),
+    )
 
 
 def stall_alert(ctx: Context) -> Iterator[Result]:
+    workloads = ctx.workloads()
+    if ctx.gpu_nodes and workloads and not any(w.training for w in workloads):
+        # An idle cluster is judged (training may start any time); one that only serves has no
+        # training run to stall.
+        yield not_applicable(
+            f"the {len(workloads)} active GPU workloads all serve; no training run to stall"
+        )
+        return
     wanted: dict[str, Callable[[str], bool]] = {
         "stalled training": lambda e: bool(GPU_ACTIVITY.search(e) or PROGRESS.search(e)),
     }
@@ -120,9 +197,10 @@ CHECKS = [
     Check(
         id="ALERT-001",
         title="No alert on GPU temperature or thermal throttling",
+        pass_title="An alert rule watches GPU temperature or thermal throttling",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", *RULE_KINDS),
         cases=(
             "acme-kalos-overheating-jul2023",
             "meta-llama3-power-thermal-effects",
@@ -154,9 +232,10 @@ CHECKS = [
     Check(
         id="ALERT-002",
         title="No alert on GPU hardware errors (XID, ECC)",
+        pass_title="Alert rules watch GPU hardware errors (XID, ECC)",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", *RULE_KINDS),
         cases=(
             "meta-llama3-405b-interruptions",
             "acme-llm-dev-infra-failures",
@@ -185,9 +264,10 @@ CHECKS = [
     Check(
         id="ALERT-003",
         title="No alert for training that stalls without an error",
+        pass_title="An alert rule catches training that stalls without an error",
         severity="high",
         category="alerting",
-        reads=("nodes", RULES),
+        reads=("nodes", *RULE_KINDS, *WORKLOAD_KINDS),
         cases=(
             "bigscience-bloom176b-eval-dataloader-deadlock",
             "bigscience-bloom176b-gpu-crash-hang",

@@ -8,6 +8,7 @@ from ..context import Context
 from ..k8s import Obj
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..projection.core import OBJECT_STORE
+from ..wording import counted
 from ..workloads.index import Workload
 from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
 
@@ -168,7 +169,9 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
                 res, "GPU training on interruptible nodes without checkpoint protection", *evidence
             )
     if not failed:
-        yield passed(f"{len(groups)} workloads on spot GPU nodes can checkpoint on preemption")
+        yield passed(
+            f"{counted(len(groups), 'workload')} on spot GPU nodes can checkpoint on preemption"
+        )
 
 
 GRACE = Setting("min_grace_seconds", 120, "shortest terminationGracePeriodSeconds accepted")
@@ -182,6 +185,7 @@ CHECKS = [
     Check(
         id="CKPT-001",
         title="Grace period too short to checkpoint on SIGTERM",
+        pass_title="Grace periods leave time to checkpoint on SIGTERM",
         severity="medium",
         category="checkpointing",
         reads=WORKLOAD_KINDS,
@@ -213,6 +217,7 @@ CHECKS = [
     Check(
         id="CKPT-002",
         title="No durable checkpoint storage",
+        pass_title="GPU training has durable checkpoint storage",
         severity="medium",
         category="checkpointing",
         reads=WORKLOAD_KINDS,
@@ -241,6 +246,7 @@ CHECKS = [
     Check(
         id="CKPT-003",
         title="GPU training on spot nodes without checkpoint protection",
+        pass_title="GPU training on spot nodes can checkpoint on preemption",
         severity="high",
         category="checkpointing",
         reads=("nodes", "pods"),

@@ -53,7 +53,7 @@ def per_object(
     members: Callable[[T], Iterable[str]] = lambda item: (),
     not_seen: Iterable[str] = (),
 ) -> Iterator[Result]:
-    """Judge each item; ``ok`` completes the pass message after the count ("3 <ok>").
+    """Judge each item; ``ok`` is the pass message, the count follows ("<ok> (3 examined)").
 
     A :class:`Skip` verdict is not counted as examined; the pass lists it under ``not_seen``.
     """
@@ -80,7 +80,7 @@ def per_object(
         yield not_applicable(none + (f" ({len(skipped)} not judged)" if skipped else ""))
     elif not failed:
         yield passed(
-            f"{len(examined)} {ok}",
+            f"{ok} ({len(examined)} examined)",
             examined=examined[:EXAMINED_SHOWN],
             not_seen=[*skipped, *not_seen],
         )
@@ -120,6 +120,18 @@ def per_node(
     yield from per_object(
         ((ctx.ref("nodes", n), n) for n in chosen), judge, ok=ok, none=none, not_seen=not_seen
     )
+
+
+# Replicas of these kinds serve on their own; their pods do not run collectives with each other.
+REPLICATED_KINDS = frozenset({"deployments.apps", "statefulsets.apps"})
+
+
+def runs_across_pods(w: Workload) -> bool:
+    """Whether a workload's GPU pods may run collectives (NCCL) with each other: more than one
+    pod of a training job or of a gang kind (an LWS group), not replicas serving alone."""
+    if w.key in REPLICATED_KINDS or (w.key == "pods" and not w.training):
+        return False
+    return sum(t.replicas for t in w.templates) > 1
 
 
 def name_of(obj: Obj) -> str:

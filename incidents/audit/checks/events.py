@@ -14,6 +14,7 @@ from ..context import Context
 from ..k8s import Obj, parse_time, spec_gpus
 from ..kinds import MAX_EVENTS
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..wording import counted
 from .common import fail, not_applicable, passed, shown
 
 EVENTS = "events"
@@ -87,7 +88,7 @@ def fault_events(ctx: Context) -> Iterator[Result]:
         events.sort(key=lambda e: str(e.get("lastTimestamp")), reverse=True)
         yield fail(
             resource,
-            f"{len(events)} recent Warning events report a GPU or NCCL fault",
+            f"GPU or NCCL fault reported in {counted(len(events), 'recent Warning event')}",
             Evidence(
                 "events[type=Warning]",
                 shown([_describe(e) for e in events], 5),
@@ -122,7 +123,7 @@ def unschedulable_gpu_pods(ctx: Context) -> Iterator[Result]:
         pods = sorted({str(p["metadata"].get("name")) for _, p in found})
         yield fail(
             resource,
-            f"{len(pods)} GPU pods cannot be scheduled",
+            f"{counted(len(pods), 'GPU pod')} cannot be scheduled",
             Evidence(
                 "events[reason=FailedScheduling]",
                 shown([_describe(e) for e, _ in found], 3),
@@ -151,6 +152,7 @@ CHECKS = [
     Check(
         id="EVT-001",
         title="Recent Warning events report GPU or NCCL faults",
+        pass_title="No recent Warning event reports a GPU or NCCL fault",
         severity="high",
         category="gpu-health",
         reads=(EVENTS, "nodes", "pods"),
@@ -185,6 +187,7 @@ CHECKS = [
     Check(
         id="EVT-002",
         title="GPU pods stay Pending on FailedScheduling",
+        pass_title="No GPU pod stays Pending on FailedScheduling",
         severity="medium",
         category="scheduling",
         reads=(EVENTS, "pods"),

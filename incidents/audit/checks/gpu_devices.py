@@ -5,33 +5,99 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, node_gpus, quantity
+from ..k8s import Obj, is_gpu_resource, node_gpus, not_ready, quantity
 from ..model import Check, Evidence, Reference, Resource, Result
-from .common import Gap, env_value, fail, gap, name_of, not_applicable, passed, per_node, per_object
+from .common import (
+    Gap,
+    env_value,
+    fail,
+    gap,
+    name_of,
+    not_applicable,
+    not_evaluated,
+    passed,
+    per_node,
+    per_object,
+)
+
+# MIG mixed strategy: one resource, and one GPU feature discovery count label, per MIG profile.
+MIG_PREFIX = "nvidia.com/mig-"
+
+
+def _gpu_resources(node: Obj, field: str) -> dict[str, float]:
+    values = (node.get("status") or {}).get(field) or {}
+    return {str(k): quantity(v) for k, v in values.items() if is_gpu_resource(str(k))}
+
+
+def _mig_counts(node: Obj) -> dict[str, float]:
+    """MIG resources GPU feature discovery counts on a mixed-strategy node, from its
+    ``nvidia.com/mig-<profile>.count`` labels."""
+    labels = node["metadata"].get("labels") or {}
+    return {
+        k.removesuffix(".count"): quantity(v)
+        for k, v in labels.items()
+        if k.startswith(MIG_PREFIX) and k.endswith(".count")
+    }
+
+
+def _uses_mig(node: Obj) -> bool:
+    """Some of the node's GPUs are MIG slices: its GPU counts are not comparable to full GPUs."""
+    labels = node["metadata"].get("labels") or {}
+    return (
+        any(k.startswith(MIG_PREFIX) for k in _gpu_resources(node, "capacity"))
+        or any(v > 0 for v in _mig_counts(node).values())
+        or "-MIG-" in str(labels.get("nvidia.com/gpu.product", ""))
+    )
 
 
 def missing_gpus(ctx: Context) -> Iterator[Result]:
-    pools: dict[tuple[str, str], float] = {}
+    ready = [n for n in ctx.gpu_nodes if not_ready(n) is None]
     for node in ctx.gpu_nodes:
+        status = not_ready(node)
+        if status is not None:
+            yield not_evaluated(
+                ctx.ref("nodes", node),
+                "node is NotReady: until its kubelet and device plugin report, its GPU count says "
+                "nothing (NODE-001 judges the pods on it)",
+                Evidence("status.conditions[Ready].status", status, "True"),
+            )
+    pools: dict[tuple[str, str], float] = {}
+    for node in ready:
         pool = _pool(node)
-        if all(pool):
+        if all(pool) and not _uses_mig(node):
             pools[pool] = max(pools.get(pool, 0.0), node_gpus(node))
 
     def judge(node: Obj) -> Gap | None:
         labels = node["metadata"].get("labels") or {}
-        capacity, allocatable = node_gpus(node), node_gpus(node, "allocatable")
+        capacity = _gpu_resources(node, "capacity")
+        allocatable = _gpu_resources(node, "allocatable")
         evidence: list[Evidence] = []
-        if allocatable < capacity:
-            evidence.append(Evidence('status.allocatable["nvidia.com/gpu"]', allocatable, capacity))
+        for name, total in sorted(capacity.items()):
+            if allocatable.get(name, 0.0) < total:
+                evidence.append(
+                    Evidence(f'status.allocatable["{name}"]', allocatable.get(name, 0.0), total)
+                )
+        for name, labelled in sorted(_mig_counts(node).items()):
+            if labelled > capacity.get(name, 0.0):
+                evidence.append(
+                    Evidence(f'status.capacity["{name}"]', capacity.get(name, 0.0), labelled)
+                )
+        full = node_gpus(node)
         labelled = quantity(labels.get("nvidia.com/gpu.count"))
-        if "nvidia.com/gpu.count" in labels and labelled > capacity:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', capacity, labelled))
+        if not _uses_mig(node) and "nvidia.com/gpu.count" in labels and labelled > full:
+            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, labelled))
         pool = _pool(node)
-        if all(pool) and capacity < pools[pool] and not evidence:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', capacity, pools[pool]))
+        if pool in pools and not _uses_mig(node) and full < pools[pool] and not evidence:
+            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, pools[pool]))
         return gap("node advertises fewer GPUs than it has", *evidence) if evidence else None
 
-    yield from per_node(ctx, judge, ok="GPU nodes advertise their full GPU count")
+    yield from per_node(
+        ctx,
+        judge,
+        ok="GPU nodes advertise their full GPU count (MIG slices against their labelled count)",
+        none="no Ready GPU node",
+        nodes=ready,
+    )
 
 
 def _pool(node: Obj) -> tuple[str, str]:
@@ -118,6 +184,7 @@ CHECKS = [
     Check(
         id="GPU-003",
         title="GPU node advertises fewer GPUs than it has",
+        pass_title="GPU nodes advertise all the GPUs they have",
         severity="high",
         category="gpu-health",
         reads=("nodes",),
@@ -143,7 +210,8 @@ CHECKS = [
         ),
         remediation=(
             "Drain the node and check `nvidia-smi`/kernel logs for XID 79 or uncorrectable ECC; "
-            "reset or replace the GPU. Alert on allocatable < capacity for nvidia.com/gpu."
+            "reset or replace the GPU. Alert on allocatable < capacity for nvidia.com/gpu (and "
+            "each nvidia.com/mig-<profile> on MIG nodes)."
         ),
         confidence="definitive",
         func=missing_gpus,
@@ -151,6 +219,7 @@ CHECKS = [
     Check(
         id="GPU-004",
         title="Device-plugin GPU health checks disabled",
+        pass_title="Device-plugin GPU health checks are on",
         severity="high",
         category="gpu-health",
         reads=("daemonsets.apps", "clusterpolicies.nvidia.com"),
@@ -177,6 +246,7 @@ CHECKS = [
     Check(
         id="GPU-005",
         title="Running pods bound to GPUs reported unhealthy",
+        pass_title="No running pod is bound to a GPU reported unhealthy",
         severity="high",
         category="gpu-health",
         reads=("pods",),

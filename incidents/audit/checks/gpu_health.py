@@ -176,6 +176,7 @@ CHECKS = [
     Check(
         id="GPU-001",
         title="GPU nodes without a GPU health producer",
+        pass_title="Every GPU node runs a GPU health producer",
         severity="high",
         category="gpu-health",
         reads=("nodes", "pods"),
@@ -210,6 +211,7 @@ CHECKS = [
     Check(
         id="GPU-002",
         title="GPU fault on a schedulable node, or GPU pods still running on a faulty node",
+        pass_title="No GPU fault on a schedulable node, and no GPU pod running on a faulty one",
         severity="critical",
         category="gpu-health",
         reads=("nodes", "pods"),

@@ -115,6 +115,7 @@ CHECKS = [
     Check(
         id="MEM-001",
         title="GPU containers without a memory limit",
+        pass_title="GPU containers have a memory limit",
         severity="medium",
         category="memory",
         reads=WORKLOAD_KINDS,
@@ -145,6 +146,7 @@ CHECKS = [
     Check(
         id="MEM-002",
         title="/dev/shm missing or unbounded on GPU pods",
+        pass_title="GPU pods mount a bounded /dev/shm",
         severity="medium",
         category="memory",
         reads=WORKLOAD_KINDS,
@@ -177,6 +179,7 @@ CHECKS = [
     Check(
         id="MEM-003",
         title="GPU pods recently OOM-killed",
+        pass_title="No GPU pod was OOM-killed recently",
         severity="high",
         category="memory",
         reads=("pods",),

@@ -11,6 +11,8 @@ from ..model import Check, Evidence, Reference, Resource, Result
 from .common import Gap, gap, image_pods_on_nodes, name_of, node_coverage, per_object
 
 EXPORTER_IMAGE = "dcgm-exporter"
+POD_MONITORINGS = "podmonitorings.monitoring.googleapis.com"  # Google Managed Prometheus
+CLUSTER_POD_MONITORINGS = "clusterpodmonitorings.monitoring.googleapis.com"
 # Reliability counter groups an alerting pipeline needs; any one field of a group suffices.
 RELIABILITY_FIELDS = {
     "ECC double-bit errors": ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"),
@@ -39,9 +41,18 @@ class Exporter:
     service_monitor: bool  # ClusterPolicy.spec.dcgmExporter.serviceMonitor.enabled
 
 
+OPERATOR_EXPORTER = "nvidia-dcgm-exporter"  # the name and app label of the operator's DaemonSet
+
+
 def _managed_by_operator(ds: Obj) -> bool:
-    owners = ds["metadata"].get("ownerReferences") or []
-    return any(o.get("kind") == "ClusterPolicy" for o in owners)
+    """The GPU Operator's exporter DaemonSet: owned by the ClusterPolicy, or (an export that lost
+    its owner references) bearing the name and ``app`` label the operator gives it. Its counters
+    and ServiceMonitor are set in the ClusterPolicy, which the operator renders into it."""
+    meta = ds.get("metadata") or {}
+    if any(o.get("kind") == "ClusterPolicy" for o in meta.get("ownerReferences") or []):
+        return True
+    labels = meta.get("labels") or {}
+    return meta.get("name") == OPERATOR_EXPORTER and labels.get("app") == OPERATOR_EXPORTER
 
 
 def exporters(ctx: Context) -> list[Exporter]:
@@ -147,13 +158,24 @@ def _selects(monitor: Obj, labels: dict[str, str]) -> bool:
     return bool(selector) and selector_matches(selector, labels)
 
 
+def _gmp_selects(ctx: Context, exp: Exporter) -> bool:
+    """A Managed Prometheus PodMonitoring in the exporter's namespace, or a ClusterPodMonitoring,
+    whose selector matches the exporter's pods."""
+    local = [
+        m
+        for m in ctx.items(POD_MONITORINGS)
+        if exp.namespace is None or m["metadata"].get("namespace") == exp.namespace
+    ]
+    return any(_selects(m, exp.template_labels) for m in local + ctx.items(CLUSTER_POD_MONITORINGS))
+
+
 def exporter_scraped(ctx: Context) -> Iterator[Result]:
     monitors = ctx.items("servicemonitors.monitoring.coreos.com") + ctx.items(
         "podmonitors.monitoring.coreos.com"
     )
 
     def judge(exp: Exporter) -> Gap | None:
-        if exp.scrape_annotation or exp.service_monitor:
+        if exp.scrape_annotation or exp.service_monitor or _gmp_selects(ctx, exp):
             return None
         if any(_selects(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors):
             return None
@@ -167,7 +189,8 @@ def exporter_scraped(ctx: Context) -> Iterator[Result]:
             Evidence(
                 "servicemonitors,podmonitors,spec.template.metadata.annotations",
                 observed,
-                "a ServiceMonitor/PodMonitor selecting the exporter, or prometheus.io/scrape",
+                "a ServiceMonitor/PodMonitor (or GMP PodMonitoring) selecting the exporter, "
+                "or prometheus.io/scrape",
             ),
         )
 
@@ -191,6 +214,7 @@ CHECKS = [
     Check(
         id="MON-001",
         title="DCGM exporter does not cover every GPU node",
+        pass_title="The DCGM exporter covers every GPU node",
         severity="high",
         category="monitoring",
         reads=("nodes", "pods"),
@@ -220,6 +244,7 @@ CHECKS = [
     Check(
         id="MON-002",
         title="DCGM exporter leaves ECC, NVLink or XID counters out",
+        pass_title="The DCGM exporter exports ECC, NVLink and XID counters",
         severity="medium",
         category="monitoring",
         reads=("daemonsets.apps", "configmaps", "clusterpolicies.nvidia.com"),
@@ -252,6 +277,7 @@ CHECKS = [
     Check(
         id="MON-003",
         title="DCGM exporter metrics are not scraped",
+        pass_title="DCGM exporter metrics are scraped",
         severity="medium",
         category="monitoring",
         reads=(
@@ -259,6 +285,8 @@ CHECKS = [
             "clusterpolicies.nvidia.com",
             "servicemonitors.monitoring.coreos.com",
             "podmonitors.monitoring.coreos.com",
+            POD_MONITORINGS,
+            CLUSTER_POD_MONITORINGS,
         ),
         cases=("acme-kalos-overheating-jul2023",),
         references=(_DCGM_CSV,),
@@ -268,7 +296,8 @@ CHECKS = [
         ),
         remediation=(
             "Create a ServiceMonitor or PodMonitor selecting the exporter (or enable "
-            "ClusterPolicy.spec.dcgmExporter.serviceMonitor), or annotate its pods for scraping."
+            "ClusterPolicy.spec.dcgmExporter.serviceMonitor; on GKE, a PodMonitoring), or "
+            "annotate its pods for scraping."
         ),
         confidence="heuristic",
         func=exporter_scraped,

@@ -210,6 +210,7 @@ CHECKS = [
     Check(
         id="PLAT-001",
         title="Fleet-wide DaemonSet rolls out to many nodes at once",
+        pass_title="Fleet-wide DaemonSets roll out a few nodes at a time",
         severity="medium",
         category="platform",
         reads=("daemonsets.apps",),
@@ -246,6 +247,7 @@ CHECKS = [
     Check(
         id="PLAT-002",
         title="etcd runs with the default 2 GiB storage quota",
+        pass_title="etcd runs with a raised storage quota",
         severity="medium",
         category="platform",
         reads=("pods",),
@@ -268,6 +270,7 @@ CHECKS = [
     Check(
         id="PLAT-003",
         title="GPU driver or device-plugin upgrades without a drain or a staged rollout",
+        pass_title="GPU driver and device-plugin upgrades are drained or staged",
         severity="high",
         category="platform",
         reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),

@@ -7,12 +7,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, parse_time
+from ..k8s import Obj, not_ready, parse_time, pod_ready
 from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..workloads import ADAPTERS
 from .common import (
     CLUSTER,
     READ_ERRORS,
+    WORKLOAD_KINDS,
     Gap,
     fail,
     gap,
@@ -20,18 +21,25 @@ from .common import (
     not_applicable,
     passed,
     per_object,
+    runs_across_pods,
 )
 
 NCCL_TEST = re.compile(
     r"nccl-tests|nccl_tests|all_reduce_perf|all_gather_perf|alltoall_perf|reduce_scatter_perf"
 )
-STACK_DAEMONSETS = (
-    "nvidia-operator-validator",
-    "nvidia-device-plugin",
-    "gpu-feature-discovery",
-    "nvidia-driver",
-    "nvidia-container-toolkit",
-)
+# The GPU stack's DaemonSets by name prefix, each with the operand of its node label: the GPU
+# Operator schedules an operand on the nodes labelled ``nvidia.com/gpu.deploy.<operand>=true`` and
+# leaves out a node whose label says otherwise (``false``, the driver's ``pre-installed``) or that
+# is labelled ``nvidia.com/gpu.deploy.operands=false``.
+STACK_COMPONENTS = {
+    "nvidia-operator-validator": "operator-validator",
+    "nvidia-device-plugin": "device-plugin",
+    "gpu-feature-discovery": "gpu-feature-discovery",
+    "nvidia-driver": "driver",
+    "nvidia-container-toolkit": "container-toolkit",
+}
+STACK_DAEMONSETS = tuple(STACK_COMPONENTS)
+DEPLOY_LABEL = "nvidia.com/gpu.deploy."
 VALIDATOR = "nvidia-operator-validator"
 BURN_IN_KINDS = tuple(k for a in ADAPTERS if a.training for k in a.reads)
 
@@ -85,6 +93,15 @@ def burn_in(ctx: Context) -> Iterator[Result]:
     if len(ctx.gpu_nodes) < 2:
         yield not_applicable("fewer than two GPU nodes")
         return
+    workloads = ctx.workloads()
+    if workloads and not any(runs_across_pods(w) for w in workloads):
+        # An idle cluster is judged (bring-up is when a burn-in matters most); one that runs
+        # only single-pod jobs and serving replicas has no collective across nodes to test.
+        yield not_applicable(
+            f"none of the {len(workloads)} active GPU workloads runs collectives across pods "
+            "(single-pod jobs and serving replicas)"
+        )
+        return
     days = float(ctx.param("fresh_days"))
     runs = _burn_in_runs(ctx)
     fresh = [
@@ -119,6 +136,54 @@ def _stack_daemonsets(ctx: Context) -> list[Obj]:
     return [ds for ds in ctx.items("daemonsets.apps") if name_of(ds).startswith(STACK_DAEMONSETS)]
 
 
+def _component(ds: Obj) -> str:
+    """The stack component a DaemonSet runs: the name prefix it matched."""
+    return next(p for p in STACK_DAEMONSETS if name_of(ds).startswith(p))
+
+
+def _meant_for(node: Obj, component: str) -> bool:
+    """Whether a GPU node should run ``component``: its deploy labels do not leave it out."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    if labels.get(f"{DEPLOY_LABEL}operands") == "false":
+        return False
+    value = labels.get(f"{DEPLOY_LABEL}{STACK_COMPONENTS[component]}")
+    return value is None or value == "true"
+
+
+def _scheduled(status: Obj) -> int:
+    return int(status.get("desiredNumberScheduled", 0))
+
+
+def _coverage(ctx: Context, daemonsets: list[Obj]) -> dict[str, tuple[int, int]]:
+    """Per component: (nodes its DaemonSets are scheduled on, GPU nodes meant to run it)."""
+    out: dict[str, tuple[int, int]] = {}
+    for ds in daemonsets:
+        component = _component(ds)
+        scheduled, meant = out.get(component, (0, 0))
+        if component not in out:
+            meant = sum(1 for n in ctx.gpu_nodes if _meant_for(n, component))
+        out[component] = (scheduled + _scheduled(ds.get("status") or {}), meant)
+    return out
+
+
+def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
+    """Nodes whose pod of this DaemonSet is not Ready because the node itself is NotReady."""
+    out = []
+    namespace = ds["metadata"].get("namespace")
+    for pod in ctx.items("pods"):
+        meta = pod.get("metadata") or {}
+        owned = any(
+            o.get("kind") == "DaemonSet" and o.get("name") == name_of(ds)
+            for o in meta.get("ownerReferences") or []
+        )
+        if not owned or meta.get("namespace") != namespace or pod_ready(pod):
+            continue
+        node = ctx.nodes_by_name.get(str((pod.get("spec") or {}).get("nodeName")))
+        if node is not None and not_ready(node) is not None:
+            out.append(name_of(node))
+    return sorted(out)
+
+
 def gpu_stack(ctx: Context) -> Iterator[Result]:
     daemonsets = _stack_daemonsets(ctx)
     policies = ctx.items("clusterpolicies.nvidia.com")
@@ -126,6 +191,7 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         (ctx.ref("clusterpolicies.nvidia.com", cp), ("policy", cp)) for cp in policies
     ]
     items += [(ctx.ref("daemonsets.apps", ds), ("daemonset", ds)) for ds in daemonsets]
+    coverage = _coverage(ctx, daemonsets)
 
     def judge(item: tuple[str, Obj]) -> Gap | None:
         what, obj = item
@@ -135,33 +201,55 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
             if state == "ready":
                 return None
             return gap("GPU Operator stack is not ready", Evidence("status.state", state, "ready"))
-        desired, ready = (
-            int(status.get("desiredNumberScheduled", 0)),
-            int(status.get("numberReady", 0)),
-        )
-        if ready >= desired:
-            return None
-        return gap(
-            f"{desired - ready} GPU stack pods not Ready",
-            Evidence("status.numberReady", ready, desired),
-        )
+        desired, ready = _scheduled(status), int(status.get("numberReady", 0))
+        problems: list[str] = []
+        evidence: list[Evidence] = []
+        if ready < desired:
+            down = _unready_on_down_nodes(ctx, obj)
+            if ready + len(down) >= desired:
+                # The node is down, not the stack (NODE-001 judges what is stranded there).
+                not_seen.append(f"DaemonSet {name_of(obj)} on NotReady nodes {', '.join(down)}")
+            else:
+                problems.append(f"{desired - ready - len(down)} GPU stack pods not Ready")
+                evidence.append(Evidence("status.numberReady", ready, desired))
+                if down:
+                    evidence.append(
+                        Evidence("pods[not Ready, on a NotReady node]", down, "not counted")
+                    )
+        component = _component(obj)
+        scheduled, meant = coverage[component]
+        if scheduled < meant:
+            others = sum(1 for ds in daemonsets if _component(ds) == component) - 1
+            whose = f" (with its {others} other {component} DaemonSets)" if others else ""
+            problems.append(
+                f"{component} is scheduled on {scheduled} of the {meant} GPU nodes meant to run "
+                f"it{whose}: {meant - scheduled} run without it"
+            )
+            evidence.append(
+                Evidence(
+                    "status.desiredNumberScheduled",
+                    scheduled,
+                    f"at least {meant}: one per GPU node not left out by its "
+                    f"{DEPLOY_LABEL}{STACK_COMPONENTS[component]} label",
+                )
+            )
+        return gap("; ".join(problems), *evidence) if problems else None
 
-    not_seen = ["what the stack's pods checked: kubegap reads their Ready state, not their logs"]
-    validators = [ds for ds in daemonsets if name_of(ds).startswith(VALIDATOR)]
-    if not validators:
-        not_seen.append(
+    not_seen = [
+        "what the stack's pods checked: kubegap reads their Ready state, not their logs",
+        "which nodes each DaemonSet is scheduled on: its status counts them (GPU or not)",
+    ]
+    if not any(_component(ds) == VALIDATOR for ds in daemonsets):
+        not_seen.insert(
+            0,
             "whether the driver, toolkit and CUDA work on each node: no nvidia-operator-validator "
-            "DaemonSet runs (its Ready pods are the only API sign of a working stack)"
+            "DaemonSet runs (its Ready pods are the only API sign of a working stack)",
         )
-    gpu_nodes = len(ctx.gpu_nodes)
-    for ds in daemonsets:
-        desired = int((ds.get("status") or {}).get("desiredNumberScheduled", 0))
-        if gpu_nodes and desired < gpu_nodes:
-            not_seen.append(f"DaemonSet {name_of(ds)} runs on {desired} of {gpu_nodes} GPU nodes")
     yield from per_object(
         items,
         judge,
-        ok="GPU stack components report ready (ClusterPolicy state, stack DaemonSets' pods Ready)",
+        ok="GPU stack components report ready (ClusterPolicy state, stack DaemonSets' pods "
+        "Ready) and are scheduled on every GPU node meant to run them",
         none="no GPU Operator ClusterPolicy or GPU stack DaemonSet found",
         not_seen=not_seen,
     )
@@ -171,9 +259,10 @@ CHECKS = [
     Check(
         id="PRE-001",
         title="No recent multi-node NCCL burn-in",
+        pass_title="A multi-node NCCL burn-in succeeded recently",
         severity="medium",
         category="preflight",
-        reads=("nodes", "cronjobs.batch", *BURN_IN_KINDS),
+        reads=tuple(dict.fromkeys(("nodes", "cronjobs.batch", *BURN_IN_KINDS, *WORKLOAD_KINDS))),
         cases=(
             "acme-seren-kalos-pretraining-failures",
             "meta-opt175b-hardware-restarts",
@@ -207,9 +296,10 @@ CHECKS = [
     Check(
         id="PRE-002",
         title="GPU software stack not validated",
+        pass_title="GPU stack components are Ready on every GPU node meant to run them",
         severity="high",
         category="preflight",
-        reads=("nodes", "daemonsets.apps", "clusterpolicies.nvidia.com"),
+        reads=("nodes", "pods", "daemonsets.apps", "clusterpolicies.nvidia.com"),
         cases=("ai2-olmo-lumi-bringup", "meta-opt175b-cloud-cluster-deletion"),
         references=(
             Reference("https://github.com/Azure/AKS/issues/4256", "AKS: GPU driver never comes up"),
@@ -220,7 +310,9 @@ CHECKS = [
         ),
         remediation=(
             "Fix the failing operand (see the ClusterPolicy conditions and the not-Ready pods of "
-            "the listed DaemonSet); keep the node tainted until nvidia-operator-validator passes."
+            "the listed DaemonSet), and schedule each stack DaemonSet on every GPU node (its "
+            "nodeSelector and tolerations, or the nodes' nvidia.com/gpu.deploy.* labels); keep "
+            "the node tainted until nvidia-operator-validator passes."
         ),
         confidence="definitive",
         func=gpu_stack,

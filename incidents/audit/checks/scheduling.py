@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, condition
+from ..k8s import Obj, not_ready
 from ..model import Check, Evidence, Reference, Resource, Result
 from ..workloads.index import Workload
 from .common import (
     CLUSTER,
+    EXAMINED_SHOWN,
     WORKLOAD_KINDS,
     Gap,
     fail,
@@ -18,7 +19,6 @@ from .common import (
     not_applicable,
     not_evaluated,
     passed,
-    per_node,
     per_workload,
     shown,
 )
@@ -104,28 +104,64 @@ def heterogeneous_gang(ctx: Context) -> Iterator[Result]:
     )
 
 
-def stuck_on_notready(ctx: Context) -> Iterator[Result]:
-    def judge(node: Obj) -> Gap | None:
-        ready = condition(node, "Ready")
-        if ready is None or ready.get("status") == "True":
-            return None
-        pods = [
-            p
-            for p in ctx.pods_by_node.get(name_of(node), [])
-            if p["status"].get("phase") not in ("Succeeded", "Failed")
-        ]
-        if not pods:
-            return None
-        terminating = [p for p in pods if p["metadata"].get("deletionTimestamp")]
-        names = sorted(f"{p['metadata'].get('namespace')}/{name_of(p)}" for p in pods)
-        return gap(
-            f"{len(pods)} pods{ctx.scope} stranded on a NotReady GPU node "
-            f"({len(terminating)} stuck terminating)",
-            Evidence("status.conditions[Ready].status", ready.get("status"), "True"),
-            Evidence(f"pods[spec.nodeName={name_of(node)}]", shown(names), "none, or rescheduled"),
-        )
+def _node_agent(pod: Obj) -> bool:
+    """A DaemonSet or static (mirror) pod: it belongs on its node and is not rescheduled anyway."""
+    owners = (pod.get("metadata") or {}).get("ownerReferences") or []
+    return any(o.get("kind") in ("DaemonSet", "Node") for o in owners)
 
-    yield from per_node(ctx, judge, ok=f"GPU nodes have no pods{ctx.scope} stranded while NotReady")
+
+def stuck_on_notready(ctx: Context) -> Iterator[Result]:
+    if not ctx.gpu_nodes:
+        yield not_applicable("no GPU nodes")
+        return
+    down: dict[str, str] = {}  # NotReady GPU node -> its Ready status
+    stranded: dict[Resource, list[tuple[Obj, str]]] = {}
+    agents = 0
+    for node in ctx.gpu_nodes:
+        status = not_ready(node)
+        if status is None:
+            continue
+        down[name_of(node)] = status
+        for pod in ctx.pods_by_node.get(name_of(node), []):
+            if pod["status"].get("phase") in ("Succeeded", "Failed"):
+                continue
+            if _node_agent(pod):
+                agents += 1
+                continue
+            stranded.setdefault(ctx.workload_of(pod), []).append((pod, name_of(node)))
+    for resource, pods in sorted(stranded.items(), key=lambda kv: kv[0].logical_name):
+        nodes = sorted({node for _, node in pods})
+        terminating = [p for p, _ in pods if p["metadata"].get("deletionTimestamp")]
+        names = sorted(f"{p['metadata'].get('namespace')}/{name_of(p)}" for p, _ in pods)
+        yield fail(
+            resource,
+            f"{len(pods)} pods stranded on a NotReady GPU node ({len(terminating)} stuck terminating)",
+            Evidence(
+                "nodes[*].status.conditions[Ready].status",
+                {n: down[n] for n in nodes},
+                "True",
+            ),
+            Evidence(
+                f"pods[spec.nodeName={'|'.join(nodes)}]", shown(names), "none, or rescheduled"
+            ),
+            members=[
+                f"pod {name_of(p)} on {node}"
+                for p, node in sorted(pods, key=lambda x: name_of(x[0]))
+            ],
+        )
+    if stranded:
+        return
+    not_seen = (
+        [f"{agents} DaemonSet or static pods on NotReady nodes, not counted (node agents)"]
+        if agents
+        else []
+    )
+    yield passed(
+        f"{len(ctx.gpu_nodes)} GPU nodes have no pods{ctx.scope} stranded while NotReady"
+        + (f" ({len(down)} NotReady)" if down else ""),
+        examined=sorted(name_of(n) for n in ctx.gpu_nodes)[:EXAMINED_SHOWN],
+        not_seen=not_seen,
+    )
 
 
 def unbounded_tolerations(ctx: Context) -> Iterator[Result]:
@@ -156,6 +192,7 @@ CHECKS = [
     Check(
         id="SCHED-001",
         title="One training gang spread over different GPU models or drivers",
+        pass_title="Each training gang runs on one GPU model and driver",
         severity="high",
         category="scheduling",
         reads=("nodes", "pods"),
@@ -187,6 +224,7 @@ CHECKS = [
     Check(
         id="NODE-001",
         title="Pods stranded on NotReady GPU nodes",
+        pass_title="No pods stranded on NotReady GPU nodes",
         severity="high",
         category="node-health",
         reads=("nodes", "pods"),
@@ -216,6 +254,7 @@ CHECKS = [
     Check(
         id="NODE-002",
         title="GPU pods tolerate an unreachable node forever",
+        pass_title="GPU pods leave an unreachable node in bounded time",
         severity="medium",
         category="node-health",
         reads=WORKLOAD_KINDS,

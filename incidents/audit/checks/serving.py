@@ -96,6 +96,7 @@ CHECKS = [
     Check(
         id="SERVE-001",
         title="GPU serving workload without a PodDisruptionBudget",
+        pass_title="GPU serving workloads have a PodDisruptionBudget",
         severity="medium",
         category="serving",
         reads=("pods", PDBS, *(a.key for a in SERVING)),

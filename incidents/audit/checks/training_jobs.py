@@ -174,6 +174,7 @@ CHECKS = [
     Check(
         id="JOB-001",
         title="GPU training job without a wall-clock bound",
+        pass_title="GPU training jobs have a wall-clock bound",
         severity="medium",
         category="training-jobs",
         reads=DEADLINE_KINDS,
@@ -206,6 +207,7 @@ CHECKS = [
     Check(
         id="JOB-002",
         title="NCCL watchdog or async error handling switched off",
+        pass_title="The NCCL watchdog and async error handling are on",
         severity="high",
         category="training-jobs",
         reads=WORKLOAD_KINDS,
@@ -242,6 +244,7 @@ CHECKS = [
     Check(
         id="JOB-003",
         title="Gang does not restart as a whole when a member fails",
+        pass_title="Gangs restart as a whole when a member fails",
         severity="high",
         category="training-jobs",
         reads=RESTART_KINDS,
@@ -280,6 +283,7 @@ CHECKS = [
     Check(
         id="JOB-004",
         title="Gang admission lets a partial gang hold GPUs",
+        pass_title="Gang admission waits for the whole gang",
         severity="medium",
         category="scheduling",
         reads=ADMISSION_KINDS,

@@ -12,6 +12,8 @@ from .core import (
     _strs,
     conditions,
     job_spec,
+    mapping,
+    mappings,
     metadata,
     pick,
     pod_spec,
@@ -67,8 +69,9 @@ POD_LABELS = frozenset(
 
 
 def _asks_for_gpus(spec: Any) -> bool:
-    for c in (spec or {}).get("containers") or []:
-        res = c.get("resources") or {}
+    containers = mappings(mapping(spec, "spec").get("containers"), "spec.containers")
+    for i, c in enumerate(containers):
+        res = mapping(c.get("resources"), f"spec.containers[{i}].resources")
         for part in ("limits", "requests"):
             if any(is_gpu_resource(k) for k in res.get(part) or {}):
                 return True
@@ -114,7 +117,7 @@ def pod(obj: Obj) -> Obj:
         meta["annotations"] = annotations
     return {
         "metadata": meta,
-        "spec": pod_spec(obj.get("spec")) if gpus else _slim_pod_spec(obj.get("spec")),
+        "spec": pod_spec(obj.get("spec"), "spec") if gpus else _slim_pod_spec(obj.get("spec")),
         "status": prune(
             {
                 "phase": status.get("phase"),
@@ -131,19 +134,24 @@ def node(obj: Obj) -> Obj:
     spec = obj.get("spec") or {}
     status = obj.get("status") or {}
 
-    def res(values: Any) -> Obj | None:
-        if not isinstance(values, dict):
-            return None
+    def res(field: str) -> Obj | None:
+        values = mapping(status.get(field), f"status.{field}")
         return {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k} or None
 
     info = status.get("nodeInfo") or {}
+    taints = spec.get("taints")
     return {
         "metadata": metadata(obj),
-        "spec": prune({"unschedulable": spec.get("unschedulable"), "taints": spec.get("taints")}),
+        "spec": prune(
+            {
+                "unschedulable": spec.get("unschedulable"),
+                "taints": mappings(taints, "spec.taints") if taints is not None else None,
+            }
+        ),
         "status": prune(
             {
-                "capacity": res(status.get("capacity")),
-                "allocatable": res(status.get("allocatable")),
+                "capacity": res("capacity"),
+                "allocatable": res("allocatable"),
                 "conditions": conditions(status.get("conditions")),
                 "nodeInfo": prune({"kubeletVersion": info.get("kubeletVersion")}) or None,
             }

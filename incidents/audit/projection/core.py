@@ -32,6 +32,60 @@ _DROP_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration",)
 _RESOURCE_KEYS = ("cpu", "memory", "ephemeral-storage")
 
 
+_JSON_TYPES = {
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    list: "a list",
+}
+
+
+class Malformed(ValueError):
+    """A field checks read that is present with the wrong type (``status: "x"``): the object is
+    reported as unreadable, naming the field, instead of being read as if the field were empty."""
+
+    def __init__(self, path: str, expected: str, value: Any) -> None:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:39] + "…"
+        kind = _JSON_TYPES.get(type(value), "a mapping" if isinstance(value, dict) else "a value")
+        super().__init__(f"{path} is {kind} ({shown}), not {expected}")
+        self.path = path
+
+
+def mapping(value: Any, path: str) -> Obj:
+    """``value`` if it is a mapping, ``{}`` if it is absent; :class:`Malformed` otherwise."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Malformed(path, "a mapping", value)
+    return value
+
+
+def sequence(value: Any, path: str) -> list[Any]:
+    """``value`` if it is a list, ``[]`` if it is absent; :class:`Malformed` otherwise."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Malformed(path, "a list", value)
+    return value
+
+
+def mappings(value: Any, path: str) -> list[Obj]:
+    """A list of mappings (conditions, containers, taints), each item checked."""
+    return [mapping(item, f"{path}[{i}]") for i, item in enumerate(sequence(value, path))]
+
+
+def check_shape(obj: Obj) -> None:
+    """:class:`Malformed` when a field every kind shares has the wrong type: metadata (its labels,
+    annotations and owner references), spec and status must be mappings when present."""
+    meta = mapping(obj.get("metadata"), "metadata")
+    mapping(meta.get("labels"), "metadata.labels")
+    mapping(meta.get("annotations"), "metadata.annotations")
+    mappings(meta.get("ownerReferences"), "metadata.ownerReferences")
+    mapping(obj.get("spec"), "spec")
+    mapping(obj.get("status"), "status")
+
+
 def _s(value: Any, limit: int = MAX_STR) -> Any:
     if isinstance(value, str) and len(value) > limit:
         return value[:limit]
@@ -132,7 +186,7 @@ def _env(env: Any) -> list[Obj] | None:
     return out or None
 
 
-def container(c: Obj) -> Obj:
+def container(c: Obj, path: str = "containers[]") -> Obj:
     lifecycle = c.get("lifecycle") or {}
     return prune(
         {
@@ -141,7 +195,7 @@ def container(c: Obj) -> Obj:
             "command": _strs(c.get("command")),
             "args": _strs(c.get("args")),
             "env": _env(c.get("env")),
-            "resources": _resources(c.get("resources")),
+            "resources": _resources(mapping(c.get("resources"), f"{path}.resources")),
             # Only the /dev/shm mount is read (MEM-002).
             "volumeMounts": [
                 {"name": m.get("name"), "mountPath": m.get("mountPath")}
@@ -178,8 +232,9 @@ def volume(v: Obj) -> Obj:
     return out
 
 
-def pod_spec(spec: Any) -> Obj:
-    if not isinstance(spec, dict):
+def pod_spec(spec: Any, path: str = "spec.template.spec") -> Obj:
+    spec = mapping(spec, path)
+    if not spec:
         return {}
     affinity = spec.get("affinity") or {}
     return prune(
@@ -194,13 +249,17 @@ def pod_spec(spec: Any) -> Obj:
             "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
             "restartPolicy": spec.get("restartPolicy"),
             "volumes": [volume(v) for v in spec.get("volumes") or []] or None,
-            "containers": [container(c) for c in spec.get("containers") or []],
+            "containers": [
+                container(c, f"{path}.containers[{i}]")
+                for i, c in enumerate(mappings(spec.get("containers"), f"{path}.containers"))
+            ],
         }
     )
 
 
-def template(tpl: Any) -> Obj:
-    if not isinstance(tpl, dict):
+def template(tpl: Any, path: str = "spec.template") -> Obj:
+    tpl = mapping(tpl, path)
+    if not tpl:
         return {}
     meta = tpl.get("metadata") or {}
     return prune(
@@ -209,13 +268,13 @@ def template(tpl: Any) -> Obj:
                 {"labels": meta.get("labels"), "annotations": meta.get("annotations")}
             )
             or None,
-            "spec": pod_spec(tpl.get("spec")),
+            "spec": pod_spec(tpl.get("spec"), f"{path}.spec"),
         }
     )
 
 
-def conditions(conds: Any) -> list[Obj] | None:
-    if not isinstance(conds, list):
+def conditions(conds: Any, path: str = "status.conditions") -> list[Obj] | None:
+    if conds is None:
         return None
     return [
         prune(
@@ -227,7 +286,7 @@ def conditions(conds: Any) -> list[Obj] | None:
                 "lastTransitionTime": c.get("lastTransitionTime"),
             }
         )
-        for c in conds
+        for c in mappings(conds, path)
     ]
 
 

@@ -18,6 +18,7 @@ from ..kindspec import KindSpec
 from ..model import Evidence
 
 UNREADABLE = "kubegap.io/unreadable"  # set by kinds.project on an object its projector rejected
+UNREADABLE_FIELD = "kubegap.io/unreadable-field"  # the field at fault, when it is known
 
 
 class Unreadable(ValueError):

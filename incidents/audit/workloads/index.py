@@ -87,7 +87,17 @@ class WorkloadIndex:
                 return obj
         return None
 
-    def _listed_owner(self, obj: Obj) -> tuple[Adapter, Obj] | None:
+    @cached_property
+    def _pods(self) -> dict[tuple[str, str], Obj]:
+        out: dict[tuple[str, str], Obj] = {}
+        for pod in self.items("pods"):
+            meta = pod.get("metadata") or {}
+            out[(str(meta.get("namespace", "")), str(meta.get("name")))] = pod
+        return out
+
+    def _listed_owner(self, obj: Obj, depth: int = 0) -> tuple[Adapter, Obj] | None:
+        """The listed workload that owns ``obj``, directly or through a listed Pod (a
+        LeaderWorkerSet's worker StatefulSet is owned by its group's leader Pod)."""
         meta = obj.get("metadata") or {}
         ns = str(meta.get("namespace", ""))
         for owner in meta.get("ownerReferences") or []:
@@ -96,6 +106,12 @@ class WorkloadIndex:
                 str(owner.get("kind")),
                 str(owner.get("name")),
             )
+            if (group, kind) == ("", "Pod") and depth < 2:
+                pod = self._pods.get((ns, name))
+                through = None if pod is None else self._listed_owner(pod, depth + 1)
+                if through is not None:
+                    return through
+                continue
             for namespace in (ns, ""):
                 found = self._objects.get((namespace, group, kind, name))
                 if found is not None:

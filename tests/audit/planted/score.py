@@ -1,6 +1,6 @@
 """Score kubegap on the blind planted scenarios (see README.md in this folder).
 
-    .venv/bin/python -m tests.audit.planted.score [--verbose] [SCENARIO ...]
+    .venv/bin/python -m tests.audit.planted.score [--verbose] [--round N] [SCENARIO ...]
 
 Each scenario is a whole-cluster snapshot whose ``expect:`` block lists, per check, the objects it
 must fail (``fail:``) and the look-alikes it must not fail (``not_fail:``). All checks run through
@@ -8,12 +8,15 @@ the engine with default settings; a gap is found when a ``fail`` finding of that
 object (``kind: Cluster`` means the check judged for the cluster as a whole and matches a
 finding of that check on any object, since cluster-wide checks name the cluster, the exporter
 DaemonSet or the ClusterPolicy as the case may be; ``or:`` lists other objects that count as the
-same gap).
+same gap). A scenario with a top-level ``namespace:`` is audited as ``kubegap audit -n NS`` lists
+a cluster: namespaced kinds limited to that namespace. Scenarios of round N > 1 are named
+``rN-<name>``; every other scenario is round 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -92,10 +95,14 @@ def _fails_matching(exp: Expectation, fails: Iterable[Finding]) -> list[Finding]
 
 def score_file(path: Path) -> Score:
     """Run every check on the scenario at `path` and compare with its ``expect:`` block."""
-    expect = yaml.safe_load(path.read_text())["expect"]
+    doc = yaml.safe_load(path.read_text())
+    expect = doc["expect"]
     must_fail = [Expectation.parse(e) for e in expect.get("fail") or ()]
     must_not = [Expectation.parse(e) for e in expect.get("not_fail") or ()]
-    findings = tuple(run_checks(list(ALL_CHECKS), load(path)).findings)
+    snap = load(path)
+    if doc.get("namespace"):
+        snap.limit_to_namespace(doc["namespace"])  # as the CLI does for -n/--namespace
+    findings = tuple(run_checks(list(ALL_CHECKS), snap).findings)
     fails = [f for f in findings if f.status == "fail"]
     found = tuple(e for e in must_fail if _fails_matching(e, fails))
     wrong = tuple((e, f) for e in must_not for f in _fails_matching(e, fails))
@@ -112,13 +119,23 @@ def score_file(path: Path) -> Score:
     )
 
 
-def scenario_paths(names: Sequence[str] = ()) -> list[Path]:
+def round_of(path: Path) -> int:
+    """The evaluation round a scenario belongs to: N for ``rN-<name>``, else 1."""
+    m = re.match(r"r(\d+)-", path.stem)
+    return int(m.group(1)) if m else 1
+
+
+def scenario_paths(names: Sequence[str] = (), round_no: int | None = None) -> list[Path]:
     paths = sorted(HERE.glob("*.yaml"))
-    return [p for p in paths if not names or p.stem in names]
+    return [
+        p
+        for p in paths
+        if (not names or p.stem in names) and (round_no is None or round_of(p) == round_no)
+    ]
 
 
-def score_all(names: Sequence[str] = ()) -> list[Score]:
-    return [score_file(p) for p in scenario_paths(names)]
+def score_all(names: Sequence[str] = (), round_no: int | None = None) -> list[Score]:
+    return [score_file(p) for p in scenario_paths(names, round_no)]
 
 
 def _said(score: Score, exp: Expectation) -> str:
@@ -175,9 +192,10 @@ def totals(scores: Sequence[Score]) -> dict[str, int]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", "-v", action="store_true", help="list misses and wrong fails")
+    parser.add_argument("--round", type=int, dest="round_no", help="only this round's scenarios")
     parser.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = parser.parse_args(argv)
-    print(report(score_all(args.scenarios), verbose=args.verbose))
+    print(report(score_all(args.scenarios, args.round_no), verbose=args.verbose))
     return 0
 
 
