@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
 
 pytestmark = pytest.mark.django_db
 
@@ -35,6 +37,17 @@ def test_anonymous_clients_get_a_429_with_retry_after(
     auth = {"HTTP_AUTHORIZATION": f"Token {out.getvalue().strip()}"}
     statuses = [client.get("/api/cases/", **auth).status_code for _ in range(6)]
     assert statuses == [200] * 5 + [429]
+
+
+@override_settings(REST_FRAMEWORK=RATES)
+def test_a_request_is_counted_once_in_two_queries(client: Client, small_library: None) -> None:
+    # A read and a compare-and-set update of the shared count (API_RATE_CACHE=db); an anonymous
+    # client is counted by its address once, not again at the token users' rate.
+    client.get("/api/cases/")
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/api/cases/").status_code == 200
+    counting = [q["sql"] for q in queries.captured_queries if "api_rate_counts" in q["sql"]]
+    assert [sql.split()[0] for sql in counting] == ["SELECT", "UPDATE"]
 
 
 def test_rates_come_from_the_environment() -> None:

@@ -69,4 +69,10 @@ class AnonThrottle(WindowThrottle, AnonRateThrottle):
 
 
 class UserThrottle(WindowThrottle, UserRateThrottle):
-    """Authenticated clients (tokens), by user."""
+    """Authenticated clients (tokens), by user; an anonymous client is AnonThrottle's alone (DRF's
+    own would count it a second time, by address, at the user's rate: two more queries)."""
+
+    def get_cache_key(self, request: Request, view: Any) -> str | None:
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return super().get_cache_key(request, view)
