@@ -5,7 +5,8 @@ x 2 replicas: four times the rate), so production counts in a shared cache:
 
 - `db` (the default with DEBUG off): Django's database cache, in the table `api_rate_counts` of
   the library's own database (`manage.py createcachetable` makes it; `make serve` runs it). No
-  new service; two queries per API request (a read and a compare-and-set update).
+  new service; two queries per API request (a read and a compare-and-set update, whose commit
+  on PostgreSQL does not wait for the disk).
 - `redis://host:6379/0` (or `rediss://`): Django's Redis cache; needs the `redis` package.
 - `locmem` (the default with DEBUG on): this process's memory, for `make run`'s one process.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from django.core.cache.backends.db import DatabaseCache
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections, router
+from django.db import connections, router, transaction
 from django.utils.timezone import now as tz_now
 
 RATE_CACHE_ALIAS = "api_rates"
@@ -82,7 +83,19 @@ class CountingDatabaseCache(DatabaseCache):
                 old = connection.ops.process_clob(row[0])
                 value = pickle.loads(base64.b64decode(old.encode())) + delta
                 new = base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
-                cursor.execute(update, [new, key, old])
-                if cursor.rowcount == 1:
+                if self._set_if(connection, cursor, update, [new, key, old]):
                     return int(value)
         raise RuntimeError(f"could not count {key!r}: {CAS_ATTEMPTS} concurrent updates won")
+
+    @staticmethod
+    def _set_if(connection: Any, cursor: Any, update: str, params: list[str]) -> bool:
+        """Run the compare-and-set UPDATE; whether it changed the row. On PostgreSQL, outside a
+        transaction, its commit does not wait for the disk (`synchronous_commit` off for it
+        alone): a crash may lose the last counts, and a request does not wait for a flush."""
+        if connection.vendor != "postgresql" or connection.in_atomic_block:
+            cursor.execute(update, params)
+            return bool(cursor.rowcount == 1)
+        with transaction.atomic(using=connection.alias):
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            cursor.execute(update, params)
+            return bool(cursor.rowcount == 1)
