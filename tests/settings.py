@@ -7,6 +7,8 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 from incidents.config.settings import *  # noqa: E402,F403
 
 DEBUG = False
+# The rate counts' cache as production picks it (DEBUG off), whatever DEBUG the shell exports.
+CACHES = {**CACHES, RATE_CACHE_ALIAS: rate_cache(os.environ.get("API_RATE_CACHE", ""), DEBUG)}  # noqa: F405
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 ALLOWED_HOSTS = ["*"]
