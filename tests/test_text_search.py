@@ -133,6 +133,15 @@ def test_a_misspelt_word_gets_a_did_you_mean(ranked_cases: None) -> None:
     assert TextSearch("watchdog").did_you_mean() is None
 
 
+def test_an_everyday_word_is_not_corrected_to_a_library_word(ranked_cases: None) -> None:
+    """ "stepped" is no typo of "stopped", as "space" is none of "spare" (review D15)."""
+    assert _search("stepped") == []
+    assert TextSearch("watchdog stepped").did_you_mean() is None
+    correction = TextSearch("watchdog stoped").did_you_mean()
+    assert correction is not None
+    assert correction.text == "watchdog stopped"
+
+
 @pytest.fixture
 def tagged_and_prose(db: None) -> FacetValue:
     leak = FacetValue.objects.create(facet="root_cause", slug="memory-leak", name="Memory leak")
