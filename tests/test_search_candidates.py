@@ -34,6 +34,8 @@ def _texts() -> tuple[str, ...]:
     """Sentences of the evaluation set, queries of the syntax, and pasted paragraphs (read from
     the evaluation file once per process, not twice per test)."""
     syntax = ['"data loader" nccl', "nccl -meta", "nccl or etcd timeout", 'gpu -"fell off"']
+    # Only excluded words; a phrase whose words name values; a product a value lists; no word.
+    syntax += ["-nccl", '-"fell off" -gpu', '"nccl timeout" crash', "vllm", "机器 the"]
     return (*[i.text for i in load_items()[::6]], *syntax, *queries(6, 500))
 
 
