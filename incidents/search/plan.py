@@ -5,7 +5,9 @@ query), keeps the most informative words of a long query, asks the suggestion en
 values the text names, and then:
 - `apply(queryset)` narrows and ranks a case queryset (any word; rarer words, more of them, title
   over summary over the rest, plus a boost for the cases tagged with a named facet value or a
-  descendant of it: `incidents.search.backend`), best first, then newest;
+  descendant of it: `incidents.search.backend`), best first, then newest; a value named by its
+  name or an alias outside a quoted phrase also finds its cases (`finding_tags`, FINDING_VIA);
+  only `-words` keep every other case, newest first; no searchable word finds none;
 - `coverage(case_ids)` says how many of the query's words each case holds (one query), for
   "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
