@@ -252,3 +252,21 @@ def test_a_product_a_value_lists_as_a_phrase_finds_the_cases_naming_it(db: None)
     assert _search("vllm requests timed out")[:2] == ["names-it", "tagged"]
     # Its name still finds (and is held by) every case tagged with it.
     assert set(_search("inference serving")) == {"names-it", "tagged"}
+
+
+def test_a_long_sentence_gets_its_words_counted_per_case(
+    client: Client, ranked_cases: None
+) -> None:
+    """A pasted sentence of 20 words the library holds: the page still says how many each case
+    holds (it answered 503 on SQLite, whose parser overflowed on a union of 17 or more matches)."""
+    words = (
+        "quiet night nothing found watchdog training stopped killed run twice disk full logs"
+        " filled output conntrack table bloom lost racks"
+    )
+    search = TextSearch(words)
+    ids = {c.slug: c.id for c in Case.objects.all()}
+    assert search.total_words == 20
+    assert search.coverage([ids["in-title"], ids["other"]]) == {ids["in-title"]: 5, ids["other"]: 7}
+    response = client.get("/", {"q": words})
+    assert response.status_code == 200
+    assert "matches 7 of 20 words" in response.content.decode()
