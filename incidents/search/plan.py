@@ -188,7 +188,8 @@ class TextSearch:
         if self._matched is None:
             sets = self.case_sets
             included = (*self.terms, *self.finding_tags)
-            sets.load_postings((*included, *self.parsed.excluded))
+            # Every tag's postings in the same query: the ones that only rank bound the rank.
+            sets.load_postings((*self.terms, *self.tags, *self.parsed.excluded))
             sets.load_phrases((*included, *self.parsed.excluded))
             found = BitMap.union(BitMap(), *(sets.of(t) for t in included))
             if not self.parsed.clauses and self.parsed.excluded:  # every case but those
