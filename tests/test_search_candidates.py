@@ -156,3 +156,18 @@ def test_the_api_lists_a_search_as_the_full_ranked_query(
     assert [row["slug"] for row in body["results"]] == list(
         full.values_list("slug", flat=True)[:10]
     )
+
+
+def test_bounding_the_rank_reads_no_postings_again(
+    seeded_library: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan reads the postings of its words and of every value the text names, also those
+    that only raise cases, in one query: the bounds of the rank (PostgreSQL) read none again."""
+    monkeypatch.setattr(candidates, "RANK_WHOLE", 0)
+    monkeypatch.setattr(candidates, "RANK_FIRST", 3)
+    search = TextSearch("the training job died after a bad driver rollout on every gpu node")
+    assert len(search.tags) > len(search.finding_tags)  # values that only raise cases
+    search.matched()
+    with CaptureQueriesContext(connection) as captured:
+        search.top(20)
+    assert not [q["sql"] for q in captured.captured_queries if '"postings"' in q["sql"]]
