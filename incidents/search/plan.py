@@ -8,8 +8,8 @@ values the text names, and then:
   descendant of it: `incidents.search.backend`), best first, then newest; a value named by its
   name or an alias outside a quoted phrase also finds its cases (`finding_tags`, FINDING_VIA);
   only `-words` keep every other case, newest first; no searchable word finds none;
-- `coverage(case_ids)` says how many of the query's words each case holds (one query), for
-  "matches 3 of 5 words";
+- `coverage(case_ids)` says how many of the query's words each case holds (from the words'
+  postings, read for the count already), for "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
   is in no case: `incidents.search.correct`);
 - `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
