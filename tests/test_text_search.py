@@ -80,9 +80,40 @@ def test_minus_leaves_out_quotes_keep_a_phrase_and_or_joins(ranked_cases: None) 
     ]
 
 
-def test_no_words_leaves_the_list_as_it_was(ranked_cases: None) -> None:
+def test_blank_text_leaves_the_list_as_it_was(ranked_cases: None) -> None:
     assert _search("  ") == [c.slug for c in Case.objects.all()]
-    assert _search("the of and") == [c.slug for c in Case.objects.all()]
+
+
+@pytest.mark.parametrize("text", ["the of and", "机器", "🔥", "!!!", "\ufffd\ufffd"])
+def test_text_with_no_word_to_search_finds_no_case(
+    client: Client, ranked_cases: None, text: str
+) -> None:
+    """Not every case presented as a match (review D16): the page says why none is listed."""
+    assert _search(text) == []
+    assert client.get("/api/cases/", {"q": text}).json()["count"] == 0
+    html = client.get("/", {"q": text}).content.decode()
+    assert "There is no word to search for here" in html
+
+
+def test_only_excluded_words_keep_every_other_case(client: Client, ranked_cases: None) -> None:
+    """`-word` alone leaves out the cases holding it, newest first (review D1)."""
+    others = [c.slug for c in Case.objects.all() if c.slug not in ("in-summary", "in-title")]
+    assert _search("-training") == others
+    assert _search('-"training run" -stopped') == others
+    response = client.get("/api/cases/", {"q": "-training"}).json()
+    assert [c["slug"] for c in response["results"]] == others
+    assert response["count"] == len(others)
+    html = client.get("/", {"q": "-training"}).content.decode()
+    assert f"of {len(others)}, newest first" in html
+
+
+def test_an_excluded_word_names_no_value_to_look_for(client: Client, small_library: None) -> None:
+    """The suggestion engine reads the query without its `-words`: "-nccl" neither suggests the
+    NCCL value it excludes nor brings back its cases (review D1)."""
+    assert TextSearch("-nccl timeouts").suggestions == []
+    assert [s.value.slug for s in TextSearch("nccl timeouts").suggestions] == ["nccl-timeout"]
+    found = client.get("/api/suggest/", {"q": "-nccl timeouts"}).json()["suggestions"]
+    assert found == []
 
 
 def test_partial_matches_say_how_many_words_they_hold(ranked_cases: None) -> None:
@@ -100,6 +131,15 @@ def test_a_misspelt_word_gets_a_did_you_mean(ranked_cases: None) -> None:
     assert correction is not None
     assert correction.text == "watchdog killed"
     assert TextSearch("watchdog").did_you_mean() is None
+
+
+def test_an_everyday_word_is_not_corrected_to_a_library_word(ranked_cases: None) -> None:
+    """ "stepped" is no typo of "stopped", as "space" is none of "spare" (review D15)."""
+    assert _search("stepped") == []
+    assert TextSearch("watchdog stepped").did_you_mean() is None
+    correction = TextSearch("watchdog stoped").did_you_mean()
+    assert correction is not None
+    assert correction.text == "watchdog stopped"
 
 
 @pytest.fixture
@@ -176,3 +216,57 @@ def test_a_deleted_case_leaves_the_index(small_library: None) -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT COUNT(*) FROM {SEARCH_INDEX_TABLE} WHERE rowid = %s", [case_id])
         assert cursor.fetchone()[0] == 0
+
+
+def test_a_quoted_phrase_keeps_its_words_together(
+    client: Client, tagged_and_prose: FacetValue
+) -> None:
+    """A value the phrase's words name does not bring in cases without the phrase, and word
+    order counts (review D5)."""
+    assert set(_search("grew memory leak")) == {"tagged", "prose"}
+    assert _search('"memory leak"') == ["tagged"]  # its value's name is searchable text
+    assert _search('"grew memory leak"') == []
+    assert _search('"leak memory"') == []
+    assert client.get("/api/cases/", {"q": '"grew memory leak"'}).json()["count"] == 0
+    html = client.get("/", {"q": '"grew memory leak"'}).content.decode()
+    assert "No case holds this phrase." in html
+
+
+def test_a_product_a_value_lists_as_a_phrase_finds_the_cases_naming_it(db: None) -> None:
+    """ "vllm" is a phrase of the serving stack: it names the value (suggested, and its cases
+    ranked higher) but finds only the cases that hold it, not every serving case (review D18)."""
+    serving = FacetValue.objects.create(
+        facet="component", slug="serving-stack", name="Inference serving stack", phrases=["vllm"]
+    )
+    for slug, title, year in [
+        ("names-it", "A vllm upgrade broke batching", 2021),
+        ("tagged", "Model servers fell over", 2022),
+    ]:
+        CaseFacetLink.objects.create(
+            case=_case(slug, title, "Requests timed out.", year), value=serving
+        )
+    _case("untagged", "Edge proxies restarted", "Requests timed out.", 2023)
+    refresh_search_index()
+    assert [s.value.slug for s in TextSearch("vllm").suggestions] == ["serving-stack"]
+    assert _search("vllm") == ["names-it"]
+    assert _search("vllm requests timed out")[:2] == ["names-it", "tagged"]
+    # Its name still finds (and is held by) every case tagged with it.
+    assert set(_search("inference serving")) == {"names-it", "tagged"}
+
+
+def test_a_long_sentence_gets_its_words_counted_per_case(
+    client: Client, ranked_cases: None
+) -> None:
+    """A pasted sentence of 20 words the library holds: the page still says how many each case
+    holds (it answered 503 on SQLite, whose parser overflowed on a union of 17 or more matches)."""
+    words = (
+        "quiet night nothing found watchdog training stopped killed run twice disk full logs"
+        " filled output conntrack table bloom lost racks"
+    )
+    search = TextSearch(words)
+    ids = {c.slug: c.id for c in Case.objects.all()}
+    assert search.total_words == 20
+    assert search.coverage([ids["in-title"], ids["other"]]) == {ids["in-title"]: 5, ids["other"]: 7}
+    response = client.get("/", {"q": words})
+    assert response.status_code == 200
+    assert "matches 7 of 20 words" in response.content.decode()

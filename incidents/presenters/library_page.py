@@ -198,6 +198,22 @@ def did_you_mean(state: QueryState, search: SearchSummary | None) -> tuple[str, 
     return search.correction.text, state.replace(q=search.correction.text, page=1).href()
 
 
+def no_match(search: SearchSummary | None) -> str:
+    """What the page says when its text search finds no case."""
+    if search is not None and not search.asks:
+        return (
+            "There is no word to search for here: the search reads words of Latin letters and"
+            " digits, and skips words such as “the” and “of”."
+        )
+    if search is not None and search.phrases_only:
+        return (
+            "No case holds this phrase."
+            if search.total_words == 1
+            else "No case holds these phrases."
+        )
+    return "No case holds any of these words."
+
+
 # Pages linked on either side of the current one (the first and the last are always linked).
 PAGE_WINDOW = 2
 
@@ -249,6 +265,8 @@ def context(
         ),
         "partial_matches": bool(result.search and result.search.partial),
         "did_you_mean": did_you_mean(state, result.search),
+        "no_match": no_match(result.search),
+        "ranked": bool(result.search and result.search.total_words),
         "chips": chips(state, vocabulary),
         "sort_links": sort_links(state),
         "order_label": next((c.text for c in chips(state, vocabulary) if c.label == "Order"), ""),

@@ -25,5 +25,6 @@ __all__ = ["Correction", "ParsedQuery", "TextSearch", "parse_query", "search_cas
 def search_cases(
     queryset: QuerySet[Case], text: str, *, values: Iterable[FacetValue] | None = None
 ) -> QuerySet[Case]:
-    """Cases matching `text`, best match first, then newest; the queryset unchanged if no words."""
+    """Cases matching `text`, best match first, then newest; the queryset unchanged for blank
+    text, and no case for text with no word to search (TextSearch.apply)."""
     return TextSearch(text, values=values).apply(queryset)

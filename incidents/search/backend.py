@@ -8,7 +8,8 @@ Both databases see the same stems and the same boolean query, so they match the 
 Title weighs 4, summary 2, facet value names 2, the rest 1 on both. A case's facet values (and
 their ancestors) are also indexed as tokens (`facet_token`, FTS5 column `tags`, weight C on
 PostgreSQL): a value the text names joins the query as its token, weighing TAG_WEIGHT, so it
-raises (and finds) the cases tagged with it or a descendant within the same index lookup.
+raises the cases tagged with it or a descendant within the same index lookup (and finds them, when
+`TextSearch.finding_tags` holds it).
 """
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ def top(search: TextSearch, k: int, within: BitMap | None = None) -> list[Case] 
         return rank(search, within, k)
     if len(found) <= RANK_WHOLE:
         return rank(search, found, k)
+    if not search.terms_and_tags:  # only excluded words: nothing ranks, newest first
+        return rank(search, within, k)
     weighted = weighted_sets(search, search.terms_and_tags)
     sums = BoundSums([(w, cases & found) for w, cases in weighted])
     first = sums.highest(max(RANK_FIRST, k))

@@ -1,5 +1,6 @@
 """Did you mean: a query with its misspelt words replaced by the closest words the library holds
-(Damerau-Levenshtein over the index's words of the same first letter, one query)."""
+(Damerau-Levenshtein over the index's words of the same first letter, one query); an everyday
+English word the library does not hold is left as it is."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
+from incidents.suggest.words import zipf
 
 
 @dataclass(frozen=True)
@@ -25,10 +27,19 @@ class Correction:
     words: tuple[tuple[str, str], ...]  # (as typed, corrected)
 
 
+# A word at least this common in English (Zipf scale: 3 is once per million words) is an
+# ordinary word spelt right ("space", "disk"), not a typo of a library word ("spare"). Typos are
+# rarer than that: "recieve" is 2.8, "dataloder" and "watchdgo" 0.
+EVERYDAY_ZIPF = 3.0
+
+
 def correct(text: str, unknown_words: Iterable[str]) -> Correction | None:
     """`text` with each of `unknown_words` (words no case holds; those of four letters or more
-    are corrected) replaced by the closest word some case holds; None when none is close."""
-    typed = [w for w in unknown_words if len(w) >= 4 and w.isalpha()]
+    that are no everyday English word are corrected) replaced by the closest word some case
+    holds; None when none is close."""
+    typed = [
+        w for w in unknown_words if len(w) >= 4 and w.isalpha() and zipf(w.lower()) < EVERYDAY_ZIPF
+    ]
     if not typed:
         return None
     first_letters = functools.reduce(operator.or_, [Q(word__istartswith=w[0]) for w in typed])

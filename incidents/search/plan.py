@@ -5,9 +5,11 @@ query), keeps the most informative words of a long query, asks the suggestion en
 values the text names, and then:
 - `apply(queryset)` narrows and ranks a case queryset (any word; rarer words, more of them, title
   over summary over the rest, plus a boost for the cases tagged with a named facet value or a
-  descendant of it: `incidents.search.backend`), best first, then newest;
-- `coverage(case_ids)` says how many of the query's words each case holds (one query), for
-  "matches 3 of 5 words";
+  descendant of it: `incidents.search.backend`), best first, then newest; a value named by its
+  name or an alias outside a quoted phrase also finds its cases (`finding_tags`, FINDING_VIA);
+  only `-words` keep every other case, newest first; no searchable word finds none;
+- `coverage(case_ids)` says how many of the query's words each case holds (from the words'
+  postings, read for the count already), for "matches 3 of 5 words";
 - `did_you_mean()` proposes the query with misspelt words corrected (one query, only when a word
   is in no case: `incidents.search.correct`);
 - `matched(within)` gives the ids of the cases it matches as a bitmap, from the words' postings
@@ -22,11 +24,10 @@ values the text names, and then:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import F, QuerySet, Value
+from django.db.models import F, FloatField, QuerySet, Value
 from pyroaring import BitMap
 
 from incidents.bm25 import bm25_idf
@@ -35,13 +36,18 @@ from incidents.models.search import DOCUMENT_COUNT_TERM
 from incidents.search import backend, candidates
 from incidents.search.correct import Correction, correct
 from incidents.search.matches import CaseSets
-from incidents.search.query import Clause, ParsedQuery, Term, parse_query
+from incidents.search.query import Clause, ParsedQuery, Term, parse_query, text_without
 from incidents.suggest import Suggestion, suggest_filters
 
 # Words of a query matched and ranked, at most: the rarest are kept (a pasted paragraph).
 MAX_MATCH_CLAUSES = 12
 # In a query of more words than this, words most cases hold are dropped (like stop words).
 COMMON_WORD_QUERY = 4
+# How the engine must have named a facet value for its cases to match a search without a word of
+# it (a synonym of the value, typos forgiven). A value named otherwise (a curated phrase such as a
+# product name, "vllm" for the serving stack; learned words; its children; like cases) only raises
+# the cases that hold a word of the query: a one-word search for a product finds the cases naming it.
+FINDING_VIA = frozenset({"name", "alias"})
 # Words of a query whose coverage is shown per case, at most.
 MAX_COVERAGE_CLAUSES = 24
 
@@ -56,10 +62,14 @@ class TextSearch:
         self.parsed: ParsedQuery = parse_query(text)
         self._values = list(values) if values is not None else None
         self._suggestions: list[Suggestion] | None = None
-        self.boosts = self._facet_boosts() if self.parsed else {}
+        self.boosts = self._facet_boosts() if self.parsed.clauses else {}
         self.tags = tuple(
             Term((backend.facet_token(value_id),), f"facet value {value_id}")
             for value_id in self.boosts
+        )
+        finding = self._finding_values() if self.boosts else set()
+        self.finding_tags = tuple(
+            tag for tag, value_id in zip(self.tags, self.boosts, strict=True) if value_id in finding
         )
         stems = {
             s for t in (*self.parsed.terms, *self.parsed.excluded, *self.tags) for s in t.stems
@@ -99,9 +109,10 @@ class TextSearch:
     @property
     def suggestions(self) -> list[Suggestion]:
         """What the engine finds in the text, kept for the page's suggested filters (run once per
-        request: for the boosts of a query with words, else when first asked for)."""
+        request: for the boosts of a query with words, else when first asked for). It reads
+        the text without its excluded words: a value they name is not one to look for."""
         if self._suggestions is None:
-            self._suggestions = suggest_filters(self.text, values=self._values)
+            self._suggestions = suggest_filters(text_without(self.text), values=self._values)
         return self._suggestions
 
     def _facet_boosts(self) -> dict[int, float]:
@@ -111,6 +122,15 @@ class TextSearch:
             score = float(getattr(suggestion, "score", 1.0) or 1.0)
             boosts[suggestion.value.id] = max(boosts.get(suggestion.value.id, 0.0), min(score, 1.0))
         return boosts
+
+    def _finding_values(self) -> set[int]:
+        """The named values whose cases match even without a word of the query: those named
+        by their own name or an alias (FINDING_VIA) outside any quoted phrase."""
+        free_text = text_without(self.text, phrases=True)
+        named = self.suggestions
+        if free_text != text_without(self.text):
+            named = suggest_filters(free_text, values=self._values) if free_text.strip() else []
+        return {s.value.id for s in named if s.via in FINDING_VIA}
 
     @property
     def terms(self) -> tuple[Term, ...]:
@@ -124,21 +144,42 @@ class TextSearch:
     # --- the search ------------------------------------------------------------------------
 
     def apply(self, queryset: QuerySet[Case]) -> QuerySet[Case]:
-        """The cases holding any kept word or tagged with a value the text names (and holding
-        no excluded word), best first, then newest."""
-        if not self.parsed:
+        """The cases holding any kept word or tagged with a value the text names by its name or
+        an alias (and holding no excluded word), best first, then newest. Blank text leaves the
+        queryset as it is; text with no word the library holds finds no case; text with only
+        excluded words keeps every other case, newest first."""
+        if not self.text.strip():
             return queryset
-        terms = self.terms
-        if not terms and not self.tags:
+        excluded = self.parsed.excluded
+        if not self.parsed.clauses and excluded:
+            left_out = SearchIndex.objects.filter(
+                **{"document__matches": backend.match_expression(excluded)}
+            ).values("case_id")
+            return (
+                queryset.exclude(id__in=left_out)
+                .annotate(search_score=Value(0.0, output_field=FloatField()))
+                .order_by(*_NEWEST_FIRST)
+            )
+        finding = (*self.terms, *self.finding_tags)
+        if not finding:
             return queryset.none()
-        terms = (*terms, *self.tags)
-        match = backend.match_expression(terms, self.parsed.excluded)
-        score = backend.text_rank([(t, self.idf(t)) for t in terms])
-        return (
-            queryset.filter(**{f"{backend.DOCUMENT}__matches": match})
-            .annotate(search_score=score)
-            .order_by(F("search_score").desc(), *_NEWEST_FIRST)
-        )
+        ranked = (*self.terms, *self.tags)
+        score = backend.text_rank([(t, self.idf(t)) for t in ranked])
+        if backend.is_postgres() or len(ranked) == len(finding):
+            found = queryset.filter(
+                **{f"{backend.DOCUMENT}__matches": backend.match_expression(finding, excluded)}
+            )
+        else:
+            # FTS5's bm25() ranks the terms its MATCH names: the match names every ranked term,
+            # and a second match keeps the cases holding a term that finds cases.
+            holding = SearchIndex.objects.filter(
+                **{"document__matches": backend.match_expression(finding)}
+            ).values("case_id")
+            found = queryset.filter(
+                **{f"{backend.DOCUMENT}__matches": backend.match_expression(ranked, excluded)},
+                id__in=holding,
+            )
+        return found.annotate(search_score=score).order_by(F("search_score").desc(), *_NEWEST_FIRST)
 
     # --- the matches as ids, and the first k of them ---------------------------------------
 
@@ -146,12 +187,13 @@ class TextSearch:
         """The ids of the cases `apply()` keeps (of `within` when given), from the postings."""
         if self._matched is None:
             sets = self.case_sets
-            included = (*self.terms, *self.tags)
-            sets.load_postings((*included, *self.parsed.excluded))
+            included = (*self.terms, *self.finding_tags)
+            # Every tag's postings in the same query: the ones that only rank bound the rank.
+            sets.load_postings((*self.terms, *self.tags, *self.parsed.excluded))
             sets.load_phrases((*included, *self.parsed.excluded))
-            found = BitMap()
-            if self.parsed:
-                found = BitMap.union(found, *(sets.of(t) for t in included))
+            found = BitMap.union(BitMap(), *(sets.of(t) for t in included))
+            if not self.parsed.clauses and self.parsed.excluded:  # every case but those
+                found = BitMap(Case.objects.values_list("id", flat=True))
             for term in self.parsed.excluded:
                 found -= sets.of(term)
             self._matched = found
@@ -169,8 +211,14 @@ class TextSearch:
 
     @property
     def narrows(self) -> bool:
-        """Whether `apply()` selects cases (a query of stop words only leaves them all)."""
-        return bool(self.parsed)
+        """Whether `apply()` selects cases (blank text leaves them all)."""
+        return bool(self.text.strip())
+
+    @property
+    def asks(self) -> bool:
+        """Whether the text holds a word to search for or to leave out (else it finds no case:
+        stop words only, or no word of Latin letters or digits)."""
+        return self.parsed.asks
 
     @property
     def terms_and_tags(self) -> tuple[Term, ...]:
@@ -179,24 +227,22 @@ class TextSearch:
     # --- what the page says about it -------------------------------------------------------
 
     def coverage(self, case_ids: Sequence[int]) -> dict[int, int]:
-        """For each case, how many of the query's words it holds (one query); {} when the query
+        """For each case, how many of the query's words it holds, from the words' postings (read
+        for the count already) and a phrase's cases (no query per word, and no union of one
+        match per word, which SQLite's parser refused from about 17 words); {} when the query
         has too many words to say it usefully."""
         clauses = [c for c in self.parsed.clauses if self._known(c)]
         if not case_ids or not clauses or self.total_words > MAX_COVERAGE_CLAUSES:
             return {}
-        parts = [
-            SearchIndex.objects.filter(
-                case_id__in=list(case_ids),
-                **{"document__matches": backend.match_expression(c.terms)},
-            )
-            .annotate(clause=Value(index))
-            .values_list("case_id", "clause")
-            for index, c in enumerate(clauses)
-        ]
-        union = functools.reduce(lambda a, b: a.union(b, all=True), parts[1:], parts[0])
+        terms = [t for c in clauses for t in c.terms]
+        self.case_sets.load_postings(terms)
+        self.case_sets.load_phrases(terms)
+        listed = BitMap(case_ids)
         found: dict[int, int] = dict.fromkeys(case_ids, 0)
-        for case_id, _clause in union:
-            found[case_id] += 1
+        for clause in clauses:
+            holding = BitMap.union(BitMap(), *(self.case_sets.of(t) for t in clause.terms))
+            for case_id in holding & listed:
+                found[case_id] += 1
         return found
 
     def unknown_words(self) -> list[str]:

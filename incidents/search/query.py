@@ -5,7 +5,9 @@
 - `-word` or `-"a phrase"`: leave out the cases that hold it;
 - `a or b`: either one, counted as one word of the query ("matches 2 of 3 words").
 Words are matched as words (stemmed: "gpus" finds "GPU", "crashing" finds "crash"), never as
-parts of other words. Stop words ("the", "of") are ignored.
+parts of other words. Stop words ("the", "of") are ignored, and so is what is not a word of Latin
+letters or digits ("机器", "🔥", "!!!"): a query of nothing else asks nothing (`ParsedQuery.asks`)
+and finds no case.
 """
 
 from __future__ import annotations
@@ -55,8 +57,10 @@ class ParsedQuery:
     def terms(self) -> tuple[Term, ...]:
         return tuple(t for c in self.clauses for t in c.terms)
 
-    def __bool__(self) -> bool:
-        return bool(self.clauses)
+    @property
+    def asks(self) -> bool:
+        """Whether the query holds a searchable word or phrase, to find or to leave out."""
+        return bool(self.clauses or self.excluded)
 
 
 def _term(text: str) -> Term | None:
@@ -96,3 +100,22 @@ def parse_query(text: str) -> ParsedQuery:
         clause = Clause(tuple(terms))
         unique.setdefault(tuple(t.stems for t in clause.terms), clause)
     return ParsedQuery(tuple(unique.values()), tuple(excluded))
+
+
+def text_without(text: str, *, phrases: bool = False) -> str:
+    """`text` without its `-word` and `-"phrase"` (with `phrases`, without its quoted phrases
+    too): the words that may name facet values (an excluded word names none to look for, and a
+    phrase's words name one only together)."""
+    kept: list[str] = []
+    start = 0
+    for match in _TOKEN.finditer(text):
+        negated, quoted, bare = match.group(1), match.group(2), match.group(3)
+        if negated or (bare is not None and bare.startswith("-") and len(bare) > 1):
+            pass
+        elif not (phrases and quoted is not None):
+            continue
+        kept.append(text[start : match.start()])
+        kept.append(" ; ")  # the words on either side are not one phrase
+        start = match.end()
+    kept.append(text[start:])
+    return "".join(kept)

@@ -93,6 +93,8 @@ class SearchSummary:
     total_words: int
     matched: dict[int, int]
     correction: Correction | None
+    asks: bool = True  # False: no word to search (stop words only, or no letter or digit)
+    phrases_only: bool = False  # every word of the query is a phrase
 
     @property
     def partial(self) -> bool:
@@ -223,6 +225,8 @@ def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
         search.total_words,
         search.coverage([case.id for case in page.object_list]),
         search.did_you_mean(),
+        search.asks,
+        bool(search.parsed.terms) and all(t.is_phrase for t in search.parsed.terms),
     )
 
 
