@@ -96,6 +96,7 @@ class Term:
     ambiguous: bool = False
     everyday: bool = False  # a one-word phrase that is a common English word ("stalled")
     paraphrase: bool = False  # read with a synonym of its predicate (incidents.suggest.synonyms)
+    linked: bool = False  # its adjective last, after a linking verb (forms.predicative)
     stem_set: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -196,7 +197,10 @@ class Lexicon:
                     forms += [(p, True) for f, _k in forms for p in spelling.paraphrased(f)]
                 if not is_ambiguous and spelling.INVERSIONS:
                     forms += [(f, True) for f in spelling.inverted(base)]
-                for (term_stems, keys), paraphrase in forms:
+                linked = []
+                if not is_ambiguous and spelling.PREDICATIVE:
+                    linked = [(f, True) for f in spelling.predicative(base)]
+                for (term_stems, keys), paraphrase in forms + linked:
                     spelt = (term_stems, agent_marks(keys))
                     if spelt in seen:
                         continue
@@ -210,6 +214,7 @@ class Lexicon:
                         ambiguous=is_ambiguous,
                         everyday=everyday,
                         paraphrase=paraphrase,
+                        linked=(term_stems, keys) in dict(linked),
                     )
                     self.by_first[term_stems[0]].append(term)
                     if (kind != "phrase" or JOINED_PHRASES) and not paraphrase and keys == base[1]:

@@ -17,7 +17,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.forms import FUNCTION_WORDS, LINK_MOST, links
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
 
@@ -88,7 +88,8 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                 if term.keys[0].isdigit() and not _written_as(words, start, term.text):
                     continue
                 if term.kind == "phrase":
-                    found = _phrase_end(term, words, start) if distance == 0 else None
+                    ends = _linked_end if term.linked else _phrase_end
+                    found = ends(term, words, start) if distance == 0 else None
                     if found is not None:
                         end, skipped = found
                         score = _score(term, words[start], 0)
@@ -191,6 +192,32 @@ def _phrase_end(
         else:
             return None
     return position + 1, frozenset(skipped)
+
+
+def _linked_end(
+    term: Term, words: Sequence[Token], start: int
+) -> tuple[int, frozenset[int]] | None:
+    """The token after a noun and its adjective ("the cable was faulty", "training is
+    measurably slower"): the noun's words together, then a linking verb and adverbs
+    (forms.links), then the adjective; else None."""
+    nouns = len(term.stems) - 1
+    for offset in range(1, nouns):
+        at = start + offset
+        if at >= len(words) or not _is_word(words[at], term, offset):
+            return None
+    first_link = start + nouns
+    for at in range(first_link + 1, min(len(words), first_link + LINK_MOST + 1)):
+        if weights.CLAUSE_BOUND and words[at].clause != words[start].clause:
+            return None
+        if _is_word(words[at], term, nouns):
+            if links([w.key for w in words[first_link:at]]):
+                return at + 1, frozenset(range(first_link, at))
+            return None
+    return None
+
+
+def _is_word(token: Token, term: Term, offset: int) -> bool:
+    return token.stem == term.stems[offset] and _same_word(token, term.keys[offset])
 
 
 def _score(term: Term, first: Token, distance: int) -> float:

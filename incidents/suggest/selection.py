@@ -92,16 +92,30 @@ def _measured(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list
     ]
 
 
+# Words an organisation's description uses for a company that sells parts ("The GPU maker").
+MAKERS = frozenset("maker makers vendor vendors manufacturer manufacturers supplier".split())
+
+
 def _vendors(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
-    """An organisation named right before a component ("NVIDIA A100", "NVIDIA GPUs") is the
-    vendor of a part, not who ran the system: it needs other evidence."""
+    """An organisation that makes parts (its description calls it a maker or vendor), named
+    right before a component ("NVIDIA A100", "NVIDIA GPUs"), is the vendor of a part, not who
+    ran the system: it needs other evidence. Any other organisation there is the operator
+    ("monzo linkerd", "voltage park h100"); 0 in weights.VENDORS_MAKE_PARTS: every one."""
     starts = {h.start for h in hits if lexicon.values[h.term.value_id].facet == CONTAINED_FACET}
     return [
         replace(h, score=h.score * weights.VENDOR_WEIGHT)
-        if h.end in starts and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        if h.end in starts
+        and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        and (not weights.VENDORS_MAKE_PARTS or _makes_parts(lexicon, h.term.value_id))
         else h
         for h in hits
     ]
+
+
+def _makes_parts(lexicon: Lexicon, value_id: int) -> bool:
+    """Whether the organisation's description calls it a maker, vendor or supplier."""
+    words = lexicon.values[value_id].description.lower().replace(",", " ").split()
+    return not MAKERS.isdisjoint(words)
 
 
 def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:

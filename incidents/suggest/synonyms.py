@@ -89,6 +89,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("everyone", "everybody", "all users", "every user", "all customers"),
     # a server that answers no health check
     ("unhealthy", "unresponsive"),
+    # waiting for a turn (a queue: "waiting in the queue", "sat in the queue")
+    ("waiting", "sitting", "sat", "languishing"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
 )

@@ -35,6 +35,9 @@ COUNTED_WEIGHT = 0.45
 VARIANT_FACTOR = 0.95
 # An organisation written as the vendor of a component ("NVIDIA A100 GPUs").
 VENDOR_WEIGHT = 0.45
+# ... only an organisation whose description calls it a maker or vendor ("The GPU maker"): any
+# other is the operator of the part ("monzo linkerd outage"); 0: every organisation.
+VENDORS_MAKE_PARTS = 1
 LEARNED_WEIGHT = 0.55
 LEARNED_SATURATION = 1.0
 # Words a value's learned evidence needs, at least: one word is a topic, not a description.
