@@ -41,6 +41,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from incidents.facets import ORGANISATION
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
@@ -138,7 +139,9 @@ def suggest(
 def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     """An everyday word flagged ambiguous ("control plane", "node") counts fully where the text
     also names, outright, a broader or narrower value of the same family ("the Kubernetes control
-    plane", "the etcd behind the control plane")."""
+    plane", "the etcd behind the control plane"); an organisation's ("imbue", "upstage") where
+    it names outright an organisation that one of the two descriptions names ("imbue voltage
+    park": Voltage Park "worked with Imbue's engineers")."""
     named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
     if not named:
         return hits
@@ -146,10 +149,23 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
         replace(hit, score=weights.CONFIRMED_WEIGHT)
         if hit.term.ambiguous
         and hit.score <= weights.AMBIGUOUS_WEIGHT
-        and named & lexicon.family(hit.term.value_id)
+        and (
+            named & lexicon.family(hit.term.value_id)
+            or any(_partners(lexicon, hit.term.value_id, other) for other in named)
+        )
         else hit
         for hit in hits
     ]
+
+
+def _partners(lexicon: Lexicon, value_id: int, other: int) -> bool:
+    """Whether two organisations go together: the description of either names the other."""
+    one, two = lexicon.values[value_id], lexicon.values[other]
+    if not weights.PARTNERS_CONFIRM or one.facet != ORGANISATION.facet or two.facet != one.facet:
+        return False
+    return (
+        one.name.lower() in two.description.lower() or two.name.lower() in one.description.lower()
+    )
 
 
 def _found(

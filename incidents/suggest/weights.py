@@ -23,6 +23,9 @@ TYPO_FACTOR = 0.85
 AMBIGUOUS_WEIGHT = 0.3
 # ... and its weight where the text names a broader or narrower value of its family outright.
 CONFIRMED_WEIGHT = 0.9
+# An organisation's ambiguous name ("imbue") counts fully beside an organisation named outright
+# that either's description names ("voltage park"); 0: off.
+PARTNERS_CONFIRM = 1
 # A one-word phrase that is a common English word ("stalled", "checkpoints", "fabric") names
 # something else as often as the value (fixture case text: 64% of one-word phrase matches were
 # right against 80% of longer ones): alone it stays below the threshold, and a second piece of
