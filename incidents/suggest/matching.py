@@ -168,12 +168,17 @@ def _spelt(
     return total, position + 1, gaps
 
 
+# Articles, which a text puts in a phrase or leaves out at will ("no canary", "without a canary").
+ARTICLES = frozenset({"a", "an", "the"})
+
+
 def _phrase_end(
     term: Term, words: Sequence[Token], start: int
 ) -> tuple[int, frozenset[int]] | None:
     """The token after a phrase's last word, its words in order with small gaps, and the
     tokens skipped between them; else None. Numbers skipped do not count toward a gap ("never
-    seen in our 2-4 node tests" holds "never seen in tests" with two words between)."""
+    seen in our 2-4 node tests" holds "never seen in tests" with two words between), nor
+    articles in a phrase of two words ("without a canary" holds "without canary")."""
     position = start
     skipped: set[int] = set()
     for offset, wanted in enumerate(term.stems[1:], start=1):
@@ -186,7 +191,9 @@ def _phrase_end(
                 skipped.update(range(position + 1, at))
                 position = at
                 break
-            if not words[at].key.isdigit():
+            if not words[at].key.isdigit() and not (
+                weights.ARTICLES_FREE and most == weights.PAIR_GAP and words[at].key in ARTICLES
+            ):
                 gap += 1
             at += 1
         else:

@@ -93,6 +93,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("waiting", "sitting", "sat", "languishing"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
+    # could not do it
+    ("could not", "couldn't", "cannot", "can't", "unable to", "were unable to", "no way to"),
+    # there was none of it
+    ("no", "without", "lack of", "lacked", "absence of", "there was no"),
 )
 # Members that stand for the others of their group but say more: a text's "flaky cable" is a
 # faulty cable, but a phrase "flaky node" (a node that keeps failing) is not any bad node. A

@@ -53,6 +53,9 @@ MAX_GAP = 2
 # measured, t1-t124, t125-t154, t155-t184 and the fixture cases' summaries, it dropped 2, 2, 2
 # and 9 wrong values for 2, 0, 1 and 1 right ones).
 PAIR_GAP = 0
+# ... where an article between them counts toward no gap ("without a canary" for "no canary");
+# 0: off.
+ARTICLES_FREE = 1
 # A component's one-word name written as a past form of a verb ("switched off", "cached") names
 # no part; 0: off.
 PARTS_ARE_NOUNS = 1
