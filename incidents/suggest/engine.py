@@ -77,6 +77,7 @@ def suggest(
     if not words:
         return []
     hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
+    hits += _composed(lexicon, words, hits)
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -166,6 +167,36 @@ def _partners(lexicon: Lexicon, value_id: int, other: int) -> bool:
     return (
         one.name.lower() in two.description.lower() or two.name.lower() in one.description.lower()
     )
+
+
+def _composed(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """An everyday word flagged ambiguous ("node") that ends a longer name or alias of another
+    value ("Kubernetes node", "k8s node"), whose other words the text uses elsewhere to name
+    that value's parent outright ("the Job on k8s ate every resource on its node": k8s names
+    Cluster orchestration): the text names that value there."""
+    if not weights.COMPOSED_NAMES:
+        return []
+    # stem -> the values named outright by the words that have it
+    naming: dict[str, set[int]] = defaultdict(set)
+    for hit in hits:
+        if not hit.term.ambiguous and hit.score >= weights.THRESHOLD:
+            for i in hit.words_at():
+                naming[words[i].stem].add(hit.term.value_id)
+    found: list[Hit] = []
+    for hit in hits:
+        if not naming or not hit.term.ambiguous or hit.score > weights.AMBIGUOUS_WEIGHT:
+            continue
+        tail = hit.term.stems
+        for term in lexicon.by_last.get(tail[-1], []):
+            head = term.stems[: -len(tail)]
+            parents = set(lexicon.ancestors(term.value_id))
+            if (
+                head
+                and term.stems[-len(tail) :] == tail
+                and all(naming.get(s, set()) & parents for s in head)
+            ):
+                found.append(replace(hit, term=term, score=weights.CONFIRMED_WEIGHT))
+    return found
 
 
 def _found(

@@ -130,6 +130,8 @@ class Lexicon:
     # The tagged cases for the like-cases prior (incidents.suggest.prior), and their labels.
     cases: CaseIndex = field(default_factory=CaseIndex)
     case_labels: list[str] = field(default_factory=list)
+    # last stem -> names and aliases of two words or more ("Kubernetes node" under "node").
+    by_last: dict[str, list[Term]] = field(default_factory=lambda: defaultdict(list))
     # stem -> the values whose own wording (name, aliases, phrases) uses it.
     support: dict[str, frozenset[int]] = field(default_factory=dict)
     # ... and the values whose description uses it.
@@ -152,6 +154,10 @@ class Lexicon:
                 for s in t.stems
             }
         )
+        for terms in list(lexicon.by_first.values()):
+            for t in terms:
+                if t.kind != "phrase" and not t.ambiguous and len(t.stems) > 1:
+                    lexicon.by_last[t.stems[-1]].append(t)
         lexicon.known_stems = frozenset(
             s for terms in lexicon.by_first.values() for t in terms for s in t.stems
         )

@@ -84,7 +84,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     # the machines of a cluster
     ("nodes", "workers", "instances", "vms"),
     # it did not happen
-    ("never", "did not", "didn't", "nothing", "nor", "not once"),
+    ("never", "did not", "didn't", "nothing", "nor", "not once", "nor ever", "not ever"),
     # everybody affected
     ("everyone", "everybody", "all users", "every user", "all customers"),
     # a server that answers no health check
@@ -93,6 +93,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("waiting", "sitting", "sat", "languishing"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
+    # a limit set on a resource
+    ("limit", "cap", "ceiling"),
     # could not do it
     ("could not", "couldn't", "cannot", "can't", "unable to", "were unable to", "no way to"),
     # there was none of it

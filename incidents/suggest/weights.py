@@ -23,6 +23,9 @@ TYPO_FACTOR = 0.85
 AMBIGUOUS_WEIGHT = 0.3
 # ... and its weight where the text names a broader or narrower value of its family outright.
 CONFIRMED_WEIGHT = 0.9
+# An ambiguous word that ends another value's longer name or alias ("node" of "Kubernetes node")
+# names that value where the text holds the name's other words ("k8s"); 0: off.
+COMPOSED_NAMES = 1
 # An organisation's ambiguous name ("imbue") counts fully beside an organisation named outright
 # that either's description names ("voltage park"); 0: off.
 PARTNERS_CONFIRM = 1
