@@ -75,12 +75,18 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
     cache: dict[str, dict[str, int]] = {}
     spellings = [_spellings(lexicon, w, cache) for w in words]
     present = {form for forms in spellings for form in forms}
+    # Per first stem, the terms whose every stem the text holds (a word may recur).
+    possible: dict[str, list[Term]] = {}
     hits: list[Hit] = []
     for start, first in enumerate(spellings):
         for spelled, distance in first.items():
-            for term in lexicon.by_first.get(spelled, []):
-                if len(term.stems) > 1 and not term.stem_set <= present:
-                    continue
+            if spelled not in possible:
+                possible[spelled] = [
+                    t
+                    for t in lexicon.by_first.get(spelled, ())
+                    if len(t.stems) == 1 or t.stem_set <= present
+                ]
+            for term in possible[spelled]:
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
                 if _verb_for_part(lexicon, term, words[start]):

@@ -95,10 +95,10 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
     # a limit set on a resource
     ("limit", "cap", "ceiling"),
-    # could not do it
-    ("could not", "couldn't", "cannot", "can't", "unable to", "were unable to", "no way to"),
-    # there was none of it
-    ("no", "without", "lack of", "lacked", "absence of", "there was no"),
+    # could not do it ("were unable to" holds "unable to")
+    ("could not", "couldn't", "cannot", "can't", "unable to", "no way to"),
+    # there was none of it ("there was no" holds "no")
+    ("no", "without", "lack of", "lacked"),
 )
 # Members that stand for the others of their group but say more: a text's "flaky cable" is a
 # faulty cable, but a phrase "flaky node" (a node that keeps failing) is not any bad node. A
