@@ -2,8 +2,8 @@
 ("the cable was faulty"), articles inside a two-word phrase, British spellings, "could not",
 "no" and "limit" read with their synonyms; an ambiguous word that ends a longer name whose
 parent the text names ("node" with k8s), an organisation's ambiguous name beside a partner
-organisation, and an organisation before a component read as its operator unless it makes
-parts."""
+organisation, an organisation before a component in a keyword query read as its operator unless
+it makes parts, and numbers written as words counting a component."""
 
 from __future__ import annotations
 
@@ -86,6 +86,8 @@ def test_an_ambiguous_word_names_the_longer_name_whose_parent_the_text_names(
     assert "component:kubernetes-node" not in _found(
         "the reindex job ate every resource on its node"
     )
+    # A counted word stays counted: the size of the cluster names no node.
+    assert "component:kubernetes-node" not in _found("our k8s cluster grew to 2500 nodes")
 
 
 def test_an_ambiguous_organisation_name_counts_beside_a_partner(seeded_library: None) -> None:
@@ -94,8 +96,19 @@ def test_an_ambiguous_organisation_name_counts_beside_a_partner(seeded_library: 
     assert "organisation:imbue" not in _found("imbue the h100 cluster with health checks")
 
 
-def test_an_organisation_before_a_component_runs_it_unless_it_makes_parts(
+def test_in_a_keyword_query_an_organisation_before_a_component_runs_it(
     seeded_library: None,
 ) -> None:
+    """A query lists its words: "monzo linkerd" is Monzo's Linkerd; in prose an organisation
+    before a component names a product ("Google Kubernetes Engine"), and a maker of parts is
+    their vendor everywhere."""
     assert "organisation:monzo" in _found("monzo linkerd payments outage")
-    assert "organisation:nvidia" not in _found("the cluster has NVIDIA A100 GPUs")
+    assert "organisation:google" not in _found(
+        "traffic never reached the Google Kubernetes cluster"
+    )
+    assert "organisation:nvidia" not in _found("nvidia a100 xid errors")
+
+
+def test_a_number_written_as_a_word_counts_a_component(seeded_library: None) -> None:
+    assert "component:gpu" not in _found("the job ran on three GPUs for a week")
+    assert "component:gpu" in _found("one GPU kept throwing errors")
