@@ -37,6 +37,9 @@ def test_an_adjective_phrase_is_read_after_a_linking_verb(small_library: None) -
     # Only a linking verb and adverbs link them; a negation breaks the link.
     assert "symptom:slow-train" not in _found("training moved to slower nodes")
     assert "symptom:slow-train" not in _found("training was not slower at all")
+    # The form read across a linking verb takes the place of no phrase as written.
+    _value("hang", phrases=["hung job", "job hung"])
+    assert "symptom:hang" in _found("the whole job hung until it timed out")
 
 
 def test_an_article_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:

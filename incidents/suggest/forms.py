@@ -123,7 +123,9 @@ def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
 ADJECTIVES = frozenset(
     "bad slow slower wrong faulty broken degraded lower higher high low long longer stale "
     "corrupt corrupted misleading silent immature untested defective flaky dead missing "
-    "outdated unhealthy marginal noisy full".split()
+    "outdated unhealthy marginal noisy full misconfigured overloaded saturated throttled "
+    "unresponsive unreachable unavailable stuck hung undersized oversubscribed overheated "
+    "overheating failing dying leaking".split()
 )
 # Linking verbs, and the words that may sit between them and the adjective ("was noticeably
 # slower", "got much worse"; an adverb in -ly counts too). A negation breaks the link.

@@ -185,8 +185,9 @@ class Lexicon:
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
-        # A spelling already indexed: its stems, and which of its words are agent nouns.
-        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...]]] = set()
+        # A spelling already indexed: its stems, which of its words are agent nouns, and whether
+        # it is read across a linking verb (forms.predicative: that form blocks no other).
+        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...], bool]] = set()
         spellings = [(value.name, "name"), *((a, "alias") for a in value.aliases)]
         spellings += [(p, "phrase") for p in value.phrases]
         for text, kind in spellings:
@@ -207,7 +208,8 @@ class Lexicon:
                 if not is_ambiguous and spelling.PREDICATIVE:
                     linked = [(f, True) for f in spelling.predicative(base)]
                 for (term_stems, keys), paraphrase in forms + linked:
-                    spelt = (term_stems, agent_marks(keys))
+                    is_linked = (term_stems, keys) in dict(linked)
+                    spelt = (term_stems, agent_marks(keys), is_linked)
                     if spelt in seen:
                         continue
                     seen.add(spelt)
@@ -220,7 +222,7 @@ class Lexicon:
                         ambiguous=is_ambiguous,
                         everyday=everyday,
                         paraphrase=paraphrase,
-                        linked=(term_stems, keys) in dict(linked),
+                        linked=is_linked,
                     )
                     self.by_first[term_stems[0]].append(term)
                     if (kind != "phrase" or JOINED_PHRASES) and not paraphrase and keys == base[1]:
