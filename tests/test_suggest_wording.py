@@ -38,8 +38,8 @@ def test_an_adjective_phrase_is_read_after_a_linking_verb(small_library: None) -
     assert "symptom:slow-train" not in _found("training moved to slower nodes")
     assert "symptom:slow-train" not in _found("training was not slower at all")
     # The form read across a linking verb takes the place of no phrase as written.
-    _value("hang", phrases=["hung job", "job hung"])
-    assert "symptom:hang" in _found("the whole job hung until it timed out")
+    _value("stopped-run", phrases=["hung job", "job hung"])
+    assert "symptom:stopped-run" in _found("the whole job hung until it timed out")
 
 
 def test_an_article_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:
