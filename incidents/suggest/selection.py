@@ -62,33 +62,19 @@ def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     return chosen
 
 
-# Numbers written as words ("nine nodes", "thousands of GPUs" is no count: "of" comes between);
-# not "one", which singles a part out ("one GPU kept throwing errors").
-NUMBER_WORDS = frozenset(
-    "two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty "
-    "fifty sixty hundred hundreds thousand thousands dozen dozens several".split()
-)
-
-
 def _counted(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
-    """A component right after a number ("512 GPUs", "10k-GPU", "nine nodes") is counted, not
-    blamed; a number that is part of another match ("Xid 79 gpu") is a code, not a count."""
+    """A component right after a number ("512 GPUs", "10k-GPU") is counted, not blamed; a
+    number that is part of another match ("Xid 79 gpu") is a code, not a count."""
     taken = {i for h in hits for i in h.words_at()}
     return [
         replace(hit, score=hit.score * weights.COUNTED_WEIGHT)
         if hit.start > 0
-        and _number(words[hit.start - 1])
+        and any(ch.isdigit() for ch in words[hit.start - 1].key)
         and hit.start - 1 not in taken
         and lexicon.values[hit.term.value_id].facet == CONTAINED_FACET
         else hit
         for hit in hits
     ]
-
-
-def _number(word: Token) -> bool:
-    return any(ch.isdigit() for ch in word.key) or (
-        bool(weights.NUMBER_WORDS_COUNT) and word.key in NUMBER_WORDS
-    )
 
 
 # Nouns of measure a component can qualify ("GPU hours", "node count"): the amount, not the part.

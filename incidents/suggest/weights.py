@@ -37,8 +37,6 @@ PARTNERS_CONFIRM = 1
 EVERYDAY_PHRASE_WEIGHT = 0.45
 # A component counted ("512 GPUs", "a 10k-GPU job") tells the scale, not what failed.
 COUNTED_WEIGHT = 0.45
-# ... a number written as a word too ("nine nodes", "three GPUs"); 0: digits only.
-NUMBER_WORDS_COUNT = 1
 # A phrase read with a synonym of its predicate ("api server fell over" for "... went down").
 VARIANT_FACTOR = 0.95
 # An organisation written as the vendor of a component ("NVIDIA A100 GPUs").
