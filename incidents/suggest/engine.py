@@ -41,6 +41,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from incidents.facets import ORGANISATION
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
@@ -76,6 +77,7 @@ def suggest(
     if not words:
         return []
     hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
+    hits += _composed(lexicon, words, hits)
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
@@ -138,7 +140,9 @@ def suggest(
 def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     """An everyday word flagged ambiguous ("control plane", "node") counts fully where the text
     also names, outright, a broader or narrower value of the same family ("the Kubernetes control
-    plane", "the etcd behind the control plane")."""
+    plane", "the etcd behind the control plane"); an organisation's ("imbue", "upstage") where
+    it names outright an organisation that one of the two descriptions names ("imbue voltage
+    park": Voltage Park "worked with Imbue's engineers")."""
     named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
     if not named:
         return hits
@@ -146,10 +150,55 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
         replace(hit, score=weights.CONFIRMED_WEIGHT)
         if hit.term.ambiguous
         and hit.score <= weights.AMBIGUOUS_WEIGHT
-        and named & lexicon.family(hit.term.value_id)
+        and (
+            named & lexicon.family(hit.term.value_id)
+            or any(_partners(lexicon, hit.term.value_id, other) for other in named)
+        )
         else hit
         for hit in hits
     ]
+
+
+def _partners(lexicon: Lexicon, value_id: int, other: int) -> bool:
+    """Whether two organisations go together: the description of either names the other."""
+    one, two = lexicon.values[value_id], lexicon.values[other]
+    if not weights.PARTNERS_CONFIRM or one.facet != ORGANISATION.facet or two.facet != one.facet:
+        return False
+    return (
+        one.name.lower() in two.description.lower() or two.name.lower() in one.description.lower()
+    )
+
+
+def _composed(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """An everyday word flagged ambiguous ("node") that ends a longer name or alias of another
+    value ("Kubernetes node", "k8s node"), whose other words the text uses elsewhere to name
+    that value's parent outright ("the Job on k8s ate every resource on its node": k8s names
+    Cluster orchestration): the text names that value there."""
+    if not weights.COMPOSED_NAMES:
+        return []
+    # stem -> the values named outright by the words that have it
+    naming: dict[str, set[int]] = defaultdict(set)
+    for hit in hits:
+        if not hit.term.ambiguous and hit.score >= weights.THRESHOLD:
+            for i in hit.words_at():
+                naming[words[i].stem].add(hit.term.value_id)
+    found: list[Hit] = []
+    for hit in hits:
+        if not naming or not hit.term.ambiguous or hit.score > weights.AMBIGUOUS_WEIGHT:
+            continue
+        tail = hit.term.stems
+        for term in lexicon.by_last.get(tail[-1], []):
+            head = term.stems[: -len(tail)]
+            parents = set(lexicon.ancestors(term.value_id))
+            if (
+                head
+                and term.stems[-len(tail) :] == tail
+                and all(naming.get(s, set()) & parents for s in head)
+            ):
+                # A counted word stays counted ("a cluster of 2,500 nodes" on k8s).
+                score = weights.CONFIRMED_WEIGHT * hit.score / weights.AMBIGUOUS_WEIGHT
+                found.append(replace(hit, term=term, score=score))
+    return found
 
 
 def _found(

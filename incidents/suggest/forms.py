@@ -115,3 +115,51 @@ def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
                     )
                 )
     return found
+
+
+# Adjectives of incident reports that a phrase may put before its noun ("slower training",
+# "faulty cable", "stale cache") and a text after it, across a linking verb ("training is
+# measurably slower", "the cable was faulty", "the cache had become stale").
+ADJECTIVES = frozenset(
+    "bad slow slower wrong faulty broken degraded lower higher high low long longer stale "
+    "corrupt corrupted misleading silent immature untested defective flaky dead missing "
+    "outdated unhealthy marginal noisy full misconfigured overloaded saturated throttled "
+    "unresponsive unreachable unavailable stuck hung undersized oversubscribed overheated "
+    "overheating failing dying leaking".split()
+)
+# Linking verbs, and the words that may sit between them and the adjective ("was noticeably
+# slower", "got much worse"; an adverb in -ly counts too). A negation breaks the link.
+LINKING_VERBS = frozenset(
+    "is are was were be been being seems seemed seem looks looked look became become becomes "
+    "got gets get stayed remained had has have".split()
+)
+LINK_FILLERS = frozenset("very much way even still too so really quite far a bit lot also".split())
+# Words between the noun and the adjective, at most.
+LINK_MOST = 3
+# Phrases read with the adjective after the noun too (see predicative); 0: off.
+PREDICATIVE = 1
+
+
+def predicative(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
+    """A phrase "ADJ N" or "ADJ N N" ("faulty cable", "slow checkpoint saves") as "N ADJ" (or
+    "N N ADJ"), the form incidents.suggest.matching finds across a linking verb ("the
+    checkpoint saves were slow")."""
+    term_stems, keys = base
+    if not 2 <= len(keys) <= 3 or keys[0] not in ADJECTIVES:
+        return []
+    nouns = keys[1:]
+    if any(k in FUNCTION_WORDS or k in PARTICLES or k in UNINVERTIBLE for k in nouns):
+        return []
+    if any(k in ADJECTIVES for k in nouns):
+        return []
+    return [(term_stems[1:] + term_stems[:1], keys[1:] + keys[:1])]
+
+
+def links(keys: list[str]) -> bool:
+    """Whether the words between a noun and its adjective link them: a linking verb, and
+    otherwise only adverbs ("is measurably", "had become", "was still")."""
+    return (
+        0 < len(keys) <= LINK_MOST
+        and any(k in LINKING_VERBS for k in keys)
+        and all(k in LINKING_VERBS or k in LINK_FILLERS or k.endswith("ly") for k in keys)
+    )

@@ -96,6 +96,7 @@ class Term:
     ambiguous: bool = False
     everyday: bool = False  # a one-word phrase that is a common English word ("stalled")
     paraphrase: bool = False  # read with a synonym of its predicate (incidents.suggest.synonyms)
+    linked: bool = False  # its adjective last, after a linking verb (forms.predicative)
     stem_set: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -129,6 +130,8 @@ class Lexicon:
     # The tagged cases for the like-cases prior (incidents.suggest.prior), and their labels.
     cases: CaseIndex = field(default_factory=CaseIndex)
     case_labels: list[str] = field(default_factory=list)
+    # last stem -> names and aliases of two words or more ("Kubernetes node" under "node").
+    by_last: dict[str, list[Term]] = field(default_factory=lambda: defaultdict(list))
     # stem -> the values whose own wording (name, aliases, phrases) uses it.
     support: dict[str, frozenset[int]] = field(default_factory=dict)
     # ... and the values whose description uses it.
@@ -151,6 +154,10 @@ class Lexicon:
                 for s in t.stems
             }
         )
+        for terms in list(lexicon.by_first.values()):
+            for t in terms:
+                if t.kind != "phrase" and not t.ambiguous and len(t.stems) > 1:
+                    lexicon.by_last[t.stems[-1]].append(t)
         lexicon.known_stems = frozenset(
             s for terms in lexicon.by_first.values() for t in terms for s in t.stems
         )
@@ -178,8 +185,9 @@ class Lexicon:
 
     def _add_value(self, value: ValueRecord) -> None:
         ambiguous = {spelling_key(a) for a in value.ambiguous}
-        # A spelling already indexed: its stems, and which of its words are agent nouns.
-        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...]]] = set()
+        # A spelling already indexed: its stems, which of its words are agent nouns, and whether
+        # it is read across a linking verb (forms.predicative: that form blocks no other).
+        seen: set[tuple[Stems, tuple[tuple[bool, ...], ...], bool]] = set()
         spellings = [(value.name, "name"), *((a, "alias") for a in value.aliases)]
         spellings += [(p, "phrase") for p in value.phrases]
         for text, kind in spellings:
@@ -196,8 +204,12 @@ class Lexicon:
                     forms += [(p, True) for f, _k in forms for p in spelling.paraphrased(f)]
                 if not is_ambiguous and spelling.INVERSIONS:
                     forms += [(f, True) for f in spelling.inverted(base)]
-                for (term_stems, keys), paraphrase in forms:
-                    spelt = (term_stems, agent_marks(keys))
+                linked = []
+                if not is_ambiguous and spelling.PREDICATIVE:
+                    linked = [(f, True) for f in spelling.predicative(base)]
+                for (term_stems, keys), paraphrase in forms + linked:
+                    is_linked = (term_stems, keys) in dict(linked)
+                    spelt = (term_stems, agent_marks(keys), is_linked)
                     if spelt in seen:
                         continue
                     seen.add(spelt)
@@ -210,6 +222,7 @@ class Lexicon:
                         ambiguous=is_ambiguous,
                         everyday=everyday,
                         paraphrase=paraphrase,
+                        linked=is_linked,
                     )
                     self.by_first[term_stems[0]].append(term)
                     if (kind != "phrase" or JOINED_PHRASES) and not paraphrase and keys == base[1]:

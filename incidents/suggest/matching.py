@@ -17,7 +17,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.forms import FUNCTION_WORDS, LINK_MOST, links
 from incidents.suggest.lexicon import Lexicon, Term
 from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
 
@@ -75,12 +75,18 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
     cache: dict[str, dict[str, int]] = {}
     spellings = [_spellings(lexicon, w, cache) for w in words]
     present = {form for forms in spellings for form in forms}
+    # Per first stem, the terms whose every stem the text holds (a word may recur).
+    possible: dict[str, list[Term]] = {}
     hits: list[Hit] = []
     for start, first in enumerate(spellings):
         for spelled, distance in first.items():
-            for term in lexicon.by_first.get(spelled, []):
-                if len(term.stems) > 1 and not term.stem_set <= present:
-                    continue
+            if spelled not in possible:
+                possible[spelled] = [
+                    t
+                    for t in lexicon.by_first.get(spelled, ())
+                    if len(t.stems) == 1 or t.stem_set <= present
+                ]
+            for term in possible[spelled]:
                 if distance == 0 and not _same_word(words[start], term.keys[0]):
                     continue
                 if _verb_for_part(lexicon, term, words[start]):
@@ -88,7 +94,8 @@ def find_hits(lexicon: Lexicon, words: Sequence[Token]) -> list[Hit]:
                 if term.keys[0].isdigit() and not _written_as(words, start, term.text):
                     continue
                 if term.kind == "phrase":
-                    found = _phrase_end(term, words, start) if distance == 0 else None
+                    ends = _linked_end if term.linked else _phrase_end
+                    found = ends(term, words, start) if distance == 0 else None
                     if found is not None:
                         end, skipped = found
                         score = _score(term, words[start], 0)
@@ -167,12 +174,17 @@ def _spelt(
     return total, position + 1, gaps
 
 
+# Articles, which a text puts in a phrase or leaves out at will ("no canary", "without a canary").
+ARTICLES = frozenset({"a", "an", "the"})
+
+
 def _phrase_end(
     term: Term, words: Sequence[Token], start: int
 ) -> tuple[int, frozenset[int]] | None:
     """The token after a phrase's last word, its words in order with small gaps, and the
     tokens skipped between them; else None. Numbers skipped do not count toward a gap ("never
-    seen in our 2-4 node tests" holds "never seen in tests" with two words between)."""
+    seen in our 2-4 node tests" holds "never seen in tests" with two words between), nor
+    articles in a phrase of two words ("without a canary" holds "without canary")."""
     position = start
     skipped: set[int] = set()
     for offset, wanted in enumerate(term.stems[1:], start=1):
@@ -185,12 +197,40 @@ def _phrase_end(
                 skipped.update(range(position + 1, at))
                 position = at
                 break
-            if not words[at].key.isdigit():
+            if not words[at].key.isdigit() and not (
+                weights.ARTICLES_FREE and most == weights.PAIR_GAP and words[at].key in ARTICLES
+            ):
                 gap += 1
             at += 1
         else:
             return None
     return position + 1, frozenset(skipped)
+
+
+def _linked_end(
+    term: Term, words: Sequence[Token], start: int
+) -> tuple[int, frozenset[int]] | None:
+    """The token after a noun and its adjective ("the cable was faulty", "training is
+    measurably slower"): the noun's words together, then a linking verb and adverbs
+    (forms.links), then the adjective; else None."""
+    nouns = len(term.stems) - 1
+    for offset in range(1, nouns):
+        at = start + offset
+        if at >= len(words) or not _is_word(words[at], term, offset):
+            return None
+    first_link = start + nouns
+    for at in range(first_link + 1, min(len(words), first_link + LINK_MOST + 1)):
+        if weights.CLAUSE_BOUND and words[at].clause != words[start].clause:
+            return None
+        if _is_word(words[at], term, nouns):
+            if links([w.key for w in words[first_link:at]]):
+                return at + 1, frozenset(range(first_link, at))
+            return None
+    return None
+
+
+def _is_word(token: Token, term: Term, offset: int) -> bool:
+    return token.stem == term.stems[offset] and _same_word(token, term.keys[offset])
 
 
 def _score(term: Term, first: Token, distance: int) -> float:

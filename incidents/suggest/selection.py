@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from incidents.facets import ORGANISATION
 from incidents.suggest import weights
+from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.matching import Hit
 from incidents.suggest.words import Token
@@ -36,7 +37,7 @@ def select_hits(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> li
     """The hits that stand (the longest and strongest first), denied ones left out, counted
     components and vendors weighed down."""
     kept = _select(lexicon, [h for h in hits if not _denied(words, h)])
-    return _vendors(lexicon, _measured(lexicon, words, _counted(lexicon, words, kept)))
+    return _vendors(lexicon, words, _measured(lexicon, words, _counted(lexicon, words, kept)))
 
 
 def _denied(words: Sequence[Token], hit: Hit) -> bool:
@@ -92,16 +93,42 @@ def _measured(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list
     ]
 
 
-def _vendors(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
-    """An organisation named right before a component ("NVIDIA A100", "NVIDIA GPUs") is the
-    vendor of a part, not who ran the system: it needs other evidence."""
+# Words an organisation's description uses for a company that sells parts ("The GPU maker").
+MAKERS = frozenset("maker makers vendor vendors manufacturer manufacturers supplier".split())
+
+
+def _vendors(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
+    """An organisation named right before a component ("NVIDIA A100", "Google Kubernetes
+    Engine") is the vendor of a part or a product's maker, not who ran the system: it needs
+    other evidence. But a keyword query lists its words rather than composing them: there an
+    organisation is the vendor only if it makes parts (its description calls it a maker or
+    vendor), any other is the operator ("monzo linkerd outage", "voltage park h100");
+    0 in weights.VENDORS_MAKE_PARTS: the vendor everywhere."""
     starts = {h.start for h in hits if lexicon.values[h.term.value_id].facet == CONTAINED_FACET}
+    listed = bool(weights.VENDORS_MAKE_PARTS) and _keywords(words)
     return [
         replace(h, score=h.score * weights.VENDOR_WEIGHT)
-        if h.end in starts and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        if h.end in starts
+        and lexicon.values[h.term.value_id].facet == ORGANISATION.facet
+        and (not listed or _makes_parts(lexicon, h.term.value_id))
         else h
         for h in hits
     ]
+
+
+# A text of at most this many words, none of them a function word, is a keyword query.
+KEYWORD_QUERY_WORDS = 6
+
+
+def _keywords(words: Sequence[Token]) -> bool:
+    """Whether the text is a keyword query ("monzo linkerd payments outage")."""
+    return len(words) <= KEYWORD_QUERY_WORDS and not any(w.key in FUNCTION_WORDS for w in words)
+
+
+def _makes_parts(lexicon: Lexicon, value_id: int) -> bool:
+    """Whether the organisation's description calls it a maker, vendor or supplier."""
+    words = lexicon.values[value_id].description.lower().replace(",", " ").split()
+    return not MAKERS.isdisjoint(words)
 
 
 def _blocks(lexicon: Lexicon, kept: Hit, hit: Hit, facet: str) -> bool:

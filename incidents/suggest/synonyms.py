@@ -84,13 +84,21 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     # the machines of a cluster
     ("nodes", "workers", "instances", "vms"),
     # it did not happen
-    ("never", "did not", "didn't", "nothing", "nor", "not once"),
+    ("never", "did not", "didn't", "nothing", "nor", "not once", "nor ever", "not ever"),
     # everybody affected
     ("everyone", "everybody", "all users", "every user", "all customers"),
     # a server that answers no health check
     ("unhealthy", "unresponsive"),
+    # waiting for a turn (a queue: "waiting in the queue", "sat in the queue")
+    ("waiting", "sitting", "sat", "languishing"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
+    # a limit set on a resource
+    ("limit", "cap", "ceiling"),
+    # could not do it ("were unable to" holds "unable to")
+    ("could not", "couldn't", "cannot", "can't", "unable to", "no way to"),
+    # there was none of it ("there was no" holds "no")
+    ("no", "without", "lack of", "lacked"),
 )
 # Members that stand for the others of their group but say more: a text's "flaky cable" is a
 # faulty cable, but a phrase "flaky node" (a node that keeps failing) is not any bad node. A

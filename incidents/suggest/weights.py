@@ -23,6 +23,12 @@ TYPO_FACTOR = 0.85
 AMBIGUOUS_WEIGHT = 0.3
 # ... and its weight where the text names a broader or narrower value of its family outright.
 CONFIRMED_WEIGHT = 0.9
+# An ambiguous word that ends another value's longer name or alias ("node" of "Kubernetes node")
+# names that value where the text holds the name's other words ("k8s"); 0: off.
+COMPOSED_NAMES = 1
+# An organisation's ambiguous name ("imbue") counts fully beside an organisation named outright
+# that either's description names ("voltage park"); 0: off.
+PARTNERS_CONFIRM = 1
 # A one-word phrase that is a common English word ("stalled", "checkpoints", "fabric") names
 # something else as often as the value (fixture case text: 64% of one-word phrase matches were
 # right against 80% of longer ones): alone it stays below the threshold, and a second piece of
@@ -35,6 +41,10 @@ COUNTED_WEIGHT = 0.45
 VARIANT_FACTOR = 0.95
 # An organisation written as the vendor of a component ("NVIDIA A100 GPUs").
 VENDOR_WEIGHT = 0.45
+# ... but in a keyword query only an organisation whose description calls it a maker or vendor
+# ("The GPU maker"): any other is the operator of the part ("monzo linkerd outage"); 0: every
+# organisation everywhere.
+VENDORS_MAKE_PARTS = 1
 LEARNED_WEIGHT = 0.55
 LEARNED_SATURATION = 1.0
 # Words a value's learned evidence needs, at least: one word is a topic, not a description.
@@ -47,6 +57,9 @@ MAX_GAP = 2
 # measured, t1-t124, t125-t154, t155-t184 and the fixture cases' summaries, it dropped 2, 2, 2
 # and 9 wrong values for 2, 0, 1 and 1 right ones).
 PAIR_GAP = 0
+# ... where an article between them counts toward no gap ("without a canary" for "no canary");
+# 0: off.
+ARTICLES_FREE = 1
 # A component's one-word name written as a past form of a verb ("switched off", "cached") names
 # no part; 0: off.
 PARTS_ARE_NOUNS = 1

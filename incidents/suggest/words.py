@@ -77,12 +77,36 @@ class Token:
     clause: int = 0  # which clause of the text it is in (numbered from 0, in order)
 
 
+# British spellings and their American forms ("utilisation", "behaviour", "centre", "analyse"),
+# whose stems differ ("utilis", "util"); 0: off.
+BRITISH_FOLD = 1
+_BRITISH = (
+    (re.compile(r"is(ation|ations|ed|ing|er|ers|e|es)$"), r"iz\1"),
+    (re.compile(r"ys(e|ed|es|ing)$"), r"yz\1"),
+    (re.compile(r"our(s|ed|ing)?$"), r"or\1"),
+    (re.compile(r"([bt])re(s|d)?$"), r"\1er\2"),
+)
+
+
+def american(key: str) -> str:
+    """The American spelling of a British one ("randomised" -> "randomized"), when English uses
+    it at least as often (wordfreq): "raised", "hour" and "noise" stay as they are."""
+    if not BRITISH_FOLD or len(key) < 5:
+        return key
+    for pattern, replacement in _BRITISH:
+        other = pattern.sub(replacement, key)
+        if other != key:
+            return other if zipf(other) >= max(zipf(key), 1.0) else key
+    return key
+
+
 @functools.lru_cache(maxsize=65_536)
 def stem(key: str) -> str:
     """The Snowball stem of a spelling key ("leaking" -> "leak"); digits and codes stay whole."""
     key = ABBREVIATIONS.get(key, key)
     if not key or any(ch.isdigit() for ch in key):
         return key
+    key = american(key)
     # The lemma first, for irregular forms the stemmer leaves apart ("fell", "went", "blew").
     import simplemma  # here, not at start-up (0.05 s): a `manage.py` command rarely stems
 

@@ -1,0 +1,112 @@
+"""Wordings the suggestion engine reads beyond a phrase as written: an adjective after its noun
+("the cable was faulty"), articles inside a two-word phrase, British spellings, "could not",
+"no" and "limit" read with their synonyms; an ambiguous word that ends a longer name whose
+parent the text names ("node" with k8s), an organisation's ambiguous name beside a partner
+organisation, and an organisation before a component in a keyword query read as its operator
+unless it makes parts."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import FacetValue
+from incidents.suggest import suggest_filters
+from incidents.suggest.words import american
+
+pytestmark = pytest.mark.django_db
+
+
+def _found(text: str) -> set[str]:
+    return {f"{s.facet}:{s.value.slug}" for s in suggest_filters(text)}
+
+
+def _value(slug: str, **fields: object) -> FacetValue:
+    value, _created = FacetValue.objects.update_or_create(
+        facet="symptom", slug=slug, defaults={"name": slug.replace("-", " "), **fields}
+    )
+    return value
+
+
+# --- forms of a phrase ------------------------------------------------------------------------
+
+
+def test_an_adjective_phrase_is_read_after_a_linking_verb(small_library: None) -> None:
+    _value("slow-train", phrases=["slower training"])
+    assert "symptom:slow-train" in _found("end-to-end training is measurably slower on them")
+    assert "symptom:slow-train" in _found("training had become much slower since Monday")
+    # Only a linking verb and adverbs link them; a negation breaks the link.
+    assert "symptom:slow-train" not in _found("training moved to slower nodes")
+    assert "symptom:slow-train" not in _found("training was not slower at all")
+    # The form read across a linking verb takes the place of no phrase as written.
+    _value("stopped-run", phrases=["hung job", "job hung"])
+    assert "symptom:stopped-run" in _found("the whole job hung until it timed out")
+
+
+def test_an_article_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:
+    _value("quota-hit", phrases=["hit quota"])
+    assert "symptom:quota-hit" in _found("the project hit the quota at noon")
+    assert "symptom:quota-hit" not in _found("the project hit its own quota at noon")
+
+
+def test_british_spellings_are_read_as_american(small_library: None) -> None:
+    _value("low-util", phrases=["gpu utilization dropped"])
+    assert "symptom:low-util" in _found("GPU utilisation dropped overnight")
+    assert american("randomised") == "randomized"
+    # Only where English writes the American form at least as often: these are no British forms.
+    assert [american(w) for w in ("raised", "hour", "noise")] == ["raised", "hour", "noise"]
+
+
+def test_could_not_holds_unable_to(small_library: None) -> None:
+    _value("no-inspect", phrases=["could not inspect the hosts"])
+    assert "symptom:no-inspect" in _found("we were unable to inspect the hosts")
+
+
+def test_no_holds_without_and_lack_of(small_library: None) -> None:
+    _value("no-room", phrases=["no headroom"])
+    assert "symptom:no-room" in _found("there was a lack of headroom in the region")
+
+
+def test_a_limit_is_a_cap(small_library: None) -> None:
+    _value("size-hit", phrases=["size limit"])
+    assert "symptom:size-hit" in _found("the store hit the 2 GB size cap")
+
+
+def test_neither_nor_ever_is_a_never(small_library: None) -> None:
+    _value("no-fail-fast", phrases=["never timed out"])
+    assert "symptom:no-fail-fast" in _found("neither nccl nor torch distributed ever timed out")
+
+
+# --- names read in context --------------------------------------------------------------------
+
+
+def test_an_ambiguous_word_names_the_longer_name_whose_parent_the_text_names(
+    seeded_library: None,
+) -> None:
+    """ "node" alone is any server; beside k8s (Cluster orchestration) it is a Kubernetes node."""
+    assert "component:kubernetes-node" in _found(
+        "the reindex Job on k8s ate every resource on its node"
+    )
+    assert "component:kubernetes-node" not in _found(
+        "the reindex job ate every resource on its node"
+    )
+    # A counted word stays counted: the size of the cluster names no node.
+    assert "component:kubernetes-node" not in _found("our k8s cluster grew to 2500 nodes")
+
+
+def test_an_ambiguous_organisation_name_counts_beside_a_partner(seeded_library: None) -> None:
+    """ "imbue" is a verb; beside Voltage Park, whose description names Imbue, it is Imbue."""
+    assert "organisation:imbue" in _found("imbue voltage park h100")
+    assert "organisation:imbue" not in _found("imbue the h100 cluster with health checks")
+
+
+def test_in_a_keyword_query_an_organisation_before_a_component_runs_it(
+    seeded_library: None,
+) -> None:
+    """A query lists its words: "monzo linkerd" is Monzo's Linkerd; in prose an organisation
+    before a component names a product ("Google Kubernetes Engine"), and a maker of parts is
+    their vendor everywhere."""
+    assert "organisation:monzo" in _found("monzo linkerd payments outage")
+    assert "organisation:google" not in _found(
+        "traffic never reached the Google Kubernetes cluster"
+    )
+    assert "organisation:nvidia" not in _found("nvidia a100 xid errors")
