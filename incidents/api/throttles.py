@@ -22,6 +22,9 @@ from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, User
 
 from incidents.config.caches import RATE_CACHE_ALIAS
 
+# Rounds of "increment, else create" before a count gives up.
+COUNT_ATTEMPTS = 5
+
 
 def _rate(scope: str | None) -> str | None:
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope or "")
@@ -31,7 +34,9 @@ def _rate(scope: str | None) -> str | None:
 def count_request(key: str, timeout: int) -> int:
     """Count one request under `key` (kept `timeout` seconds); the count so far, this one in."""
     cache = caches[RATE_CACHE_ALIAS]
-    for _ in range(2):
+    # `add` is False when another worker made the count first, and also when the database
+    # refused the write for the moment (the database cache swallows that error): try again.
+    for _ in range(COUNT_ATTEMPTS):
         try:
             return int(cache.incr(key))
         except ValueError:  # the window's first request (or its count just expired)

@@ -182,6 +182,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env_int("DB_CONNECT_TIMEOUT", 5)
     )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several workers writing one SQLite file (the shared rate counts, editors' saves): a
+    # transaction takes the write lock when it begins, and waits for it, rather than failing at
+    # once with "database is locked" when a read inside it turns into a write (SQLite's deferred
+    # default; Django's "transaction_mode" option).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 # PostgreSQL: each process keeps the library's version in memory, kept fresh by LISTEN/NOTIFY
 # (one listening connection per process), instead of reading it on every request
 # (incidents.selectors.version_listener says what that guarantees). Off: read every time.
