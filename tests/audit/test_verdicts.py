@@ -68,3 +68,20 @@ def test_a_workload_on_two_faulty_nodes_is_one_finding() -> None:
         "pods[spec.nodeName=gpu-1]",
         "pods[spec.nodeName=gpu-2]",
     }
+
+
+def test_not_applicable_names_each_object_not_judged_and_why() -> None:
+    """When every object was skipped the verdict names them and the reason, not just a count."""
+    from incidents.audit.checks.common import Skip, per_object
+    from incidents.audit.model import Resource
+
+    items = [
+        (Resource("ray.io/v1", "RayCluster", "a", "ray"), "head only"),
+        (Resource("ray.io/v1", "RayCluster", "b", "ray"), "no workers"),
+    ]
+    [f] = per_object(items, lambda why: Skip(why), ok="ok", none="no gang")
+    assert f.status == "not_applicable"
+    assert (
+        f.message
+        == "no gang (2 not judged: ray/RayCluster/a: head only; ray/RayCluster/b: no workers)"
+    )
