@@ -85,3 +85,13 @@ def test_not_applicable_names_each_object_not_judged_and_why() -> None:
         f.message
         == "no gang (2 not judged: ray/RayCluster/a: head only; ray/RayCluster/b: no workers)"
     )
+
+
+def test_gang_admission_is_judged_inside_a_namespace() -> None:
+    """JOB-004 under -n: a partial gang wholly inside the namespace fails; a pass there says the
+    Kueue configuration (in Kueue's own namespace) was not seen."""
+    [f] = _findings("JOB-004/fail-partial-min-available.yaml", "JOB-004", namespace="train")
+    assert (f.status, f.resource.name) == ("fail", "llm")
+    [f] = _findings("JOB-004/pass-full-gangs.yaml", "JOB-004", namespace="train")
+    assert f.status == "pass"
+    assert "the Kueue configuration outside namespace train (--namespace)" in f.not_seen
