@@ -10,6 +10,7 @@ from ..k8s import Obj, container_gpus, parse_time, spec_gpus
 from ..model import Check, Evidence, Reference, Result, Setting
 from ..workloads.index import Workload
 from .common import (
+    REPLICATED_KINDS,
     WORKLOAD_KINDS,
     Gap,
     Skip,
@@ -69,9 +70,10 @@ SHM_SERVERS = ("tritonserver",)
 
 
 def _single_gpu_server(w: Workload) -> Skip | None:
-    """A serving workload whose pods each have one GPU: no NCCL peer in the pod (vLLM and
-    PyTorch use /dev/shm for tensor parallelism), and no DataLoader workers as in training."""
-    if w.training or any(spec_gpus(t.spec) > 1 for t in w.templates):
+    """Serving replicas (a Deployment or StatefulSet) with one GPU per pod: no NCCL peer in the
+    pod (vLLM and PyTorch use /dev/shm for tensor parallelism) and no DataLoader workers as in
+    training. Bare pods (a notebook) and jobs are judged: they may train."""
+    if w.key not in REPLICATED_KINDS or any(spec_gpus(t.spec) > 1 for t in w.templates):
         return None
     images = [str(c.get("image", "")) for t in w.templates for c in t.spec.get("containers") or []]
     if any(word in i for i in images for word in SHM_SERVERS):
