@@ -132,7 +132,8 @@ def gpu_vendors(node: Obj) -> frozenset[str]:
             found.add(vendor)
     if not found:
         kind = str(labels.get("node.kubernetes.io/instance-type", ""))
-        found.update(vendor for vendor, pattern in _INSTANCE_TYPES if pattern.search(kind))
+        # The first family that matches decides (Azure ND MI300X is AMD, the other ND are NVIDIA).
+        found.update([v for v, pattern in _INSTANCE_TYPES if pattern.search(kind)][:1])
     return frozenset(found)
 
 
