@@ -95,3 +95,13 @@ def test_gang_admission_is_judged_inside_a_namespace() -> None:
     [f] = _findings("JOB-004/pass-full-gangs.yaml", "JOB-004", namespace="train")
     assert f.status == "pass"
     assert "the Kueue configuration outside namespace train (--namespace)" in f.not_seen
+
+
+def test_nvlink_counters_not_asked_for_when_nothing_says_the_gpus_have_nvlink() -> None:
+    """MON-002 passes ECC and XID counters on a node whose GPU model is unknown, and says it could
+    not tell whether NVLink is there; on an H100 SXM node the same counters fail for NVLink."""
+    [f] = _findings("MON-002/pass-nvlink-unknown.yaml", "MON-002")
+    assert f.status == "pass"
+    assert any(s.startswith("whether the GPUs have NVLink: 1 NVIDIA GPU nodes") for s in f.not_seen)
+    [f] = _findings("MON-002/fail-nvlink-gpus-without-nvlink-counters.yaml", "MON-002")
+    assert f.status == "fail" and "NVLink errors" in f.message

@@ -171,10 +171,12 @@ def nvlink_present(ctx: Context) -> tuple[bool | None, str]:
     found = [_has_nvlink(n) for n in ctx.gpu_nodes if "nvidia" in gpu_vendors(n)]
     if any(found):
         return True, ""
-    if not found or None in found:
+    if not found:
+        return None, "whether the GPUs have NVLink: no NVIDIA GPU node listed; NVLink not required"
+    if None in found:
         return None, (
-            f"whether the GPUs have NVLink: {found.count(None) or 'no'} NVIDIA GPU nodes carry "
-            f"{PRODUCT_LABEL} or a known instance type; NVLink error counters not required"
+            f"whether the GPUs have NVLink: {found.count(None)} NVIDIA GPU nodes carry neither "
+            f"{PRODUCT_LABEL} nor a known instance type; NVLink error counters not required"
         )
     return False, "NVLink error counters: no NVIDIA GPU node has NVLink (PCIe-only models)"
 
