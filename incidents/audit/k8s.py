@@ -8,6 +8,7 @@ API server returns them (or their projection, which keeps the same shape).
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime
 from typing import Any
 
@@ -74,14 +75,70 @@ def node_gpus(node: Obj, field: str = "capacity") -> float:
     return sum(quantity(values.get(r)) for r in GPU_RESOURCES)
 
 
-def is_gpu_node(node: Obj) -> bool:
+# GPU-node detection, in one place. A node is a GPU node of a vendor when it advertises that
+# vendor's GPU resource, or when a label set by the vendor's node software (GPU Feature Discovery,
+# NFD, AMD's node labeller) or by the provider says it has such GPUs, so a node whose device
+# plugin has not registered (yet) is still counted. Labels that name a vendor:
+VENDOR_LABELS: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "nvidia": (
+        ("nvidia.com/gpu.present", "true"),  # GPU Feature Discovery / GPU Operator
+        ("nvidia.com/gpu.count", None),
+        ("nvidia.com/gpu.product", None),
+        ("feature.node.kubernetes.io/pci-10de.present", "true"),  # NFD: PCI vendor 10de
+        ("cloud.google.com/gke-accelerator", None),  # GKE: always an NVIDIA GPU
+        ("kubernetes.azure.com/accelerator", "nvidia"),  # AKS GPU node pools
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"),  # Karpenter on AWS
+        ("eks.amazonaws.com/instance-gpu-manufacturer", "nvidia"),  # EKS Auto Mode
+    ),
+    "amd": (
+        ("feature.node.kubernetes.io/amd-gpu", "true"),  # AMD GPU Operator NFD rule
+        ("feature.node.kubernetes.io/pci-1002.present", "true"),  # NFD: PCI vendor 1002
+        ("amd.com/gpu.product-name", None),  # AMD node labeller
+        ("amd.com/gpu.family", None),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "amd"),
+        ("eks.amazonaws.com/instance-gpu-manufacturer", "amd"),
+    ),
+}
+# Cloud instance types with GPUs (node.kubernetes.io/instance-type), by vendor: AWS P and G
+# families (g4ad: AMD Radeon Pro V520), GCP A2/A3/A4/G2, Azure NC/ND (ND MI300X: AMD).
+_INSTANCE_TYPES = (
+    ("amd", re.compile(r"^g4ad\.|^Standard_ND\w*MI300X", re.IGNORECASE)),
+    (
+        "nvidia",
+        re.compile(
+            r"^(p3|p3dn|p4d|p4de|p5|p5e|p5en|p6-\w+|p6e-\w+|g3|g3s|g4dn|g5|g5g|g6|g6e|g6f|gr6|gr6f)\."
+            r"|^(a2|a3|a4|a4x|g2)-|^Standard_N[CD]",
+            re.IGNORECASE,
+        ),
+    ),
+)
+RESOURCE_VENDOR = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}
+
+
+def gpu_vendors(node: Obj) -> frozenset[str]:
+    """The GPU vendors a node has GPUs of ("nvidia", "amd"); empty for a node without GPUs."""
     labels = (node.get("metadata") or {}).get("labels") or {}
-    return (
-        node_gpus(node) > 0
-        or node_gpus(node, "allocatable") > 0
-        or labels.get("nvidia.com/gpu.present") == "true"
-        or "nvidia.com/gpu.count" in labels
-    )
+    status = node.get("status") or {}
+    found = set()
+    for part in ("capacity", "allocatable"):
+        for name, value in (status.get(part) or {}).items():
+            vendor = RESOURCE_VENDOR.get(name) or (
+                "nvidia" if name.startswith("nvidia.com/mig-") else None
+            )
+            if vendor and quantity(value) > 0:
+                found.add(vendor)
+    for vendor, pairs in VENDOR_LABELS.items():
+        if any(key in labels and (want is None or labels[key] == want) for key, want in pairs):
+            found.add(vendor)
+    if not found:
+        kind = str(labels.get("node.kubernetes.io/instance-type", ""))
+        # The first family that matches decides (Azure ND MI300X is AMD, the other ND are NVIDIA).
+        found.update([v for v, pattern in _INSTANCE_TYPES if pattern.search(kind)][:1])
+    return frozenset(found)
+
+
+def is_gpu_node(node: Obj) -> bool:
+    return bool(gpu_vendors(node))
 
 
 def condition(obj: Obj, ctype: str) -> Obj | None:

@@ -208,7 +208,7 @@ def test_config_turns_checks_off_and_changes_thresholds(
         ({"checks": {"NOPE-1": {"enabled": False}}}, "checks.NOPE-1: unknown check id"),
         (
             {"checks": {"CKPT-001": {"min_grace": 5}}},
-            "checks.CKPT-001.min_grace: unknown setting (known: enabled, min_grace_seconds)",
+            "checks.CKPT-001.min_grace: unknown setting (known: enabled, min_grace_seconds, short_run_seconds)",
         ),
         (
             {"checks": {"CKPT-001": {"min_grace_seconds": "soon"}}},

@@ -1,9 +1,9 @@
 """Floors on kubegap's blind evaluation set (tests/audit/planted/README.md).
 
 The floors are what kubegap measures on the whole set: round 1 after its fixes (48/48 found, 0/87
-look-alikes wrongly failed) plus round 2, scored once and blind (28/31 found, 2/72 wrongly
-failed); a change that finds fewer planted gaps or fails more look-alikes fails here. Raise the
-floors when a fix improves them.
+look-alikes wrongly failed) plus round 2 after its fixes (31/31 found, 0/72 wrongly failed; its
+blind score, before them, was 28/31 and 2/72); a change that finds fewer planted gaps or fails
+more look-alikes fails here. Raise the floors when a fix improves them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from tests.audit.planted.score import (
     totals,
 )
 
-FOUND_FLOOR = 76  # planted gaps found, of 79 (round 1: 48 of 48, round 2: 28 of 31)
-WRONG_CEILING = 2  # look-alikes wrongly failed, of 159 (round 1: 0 of 87, round 2: 2 of 72)
+FOUND_FLOOR = 79  # planted gaps found, of 79 (round 1: 48 of 48, round 2: 31 of 31)
+WRONG_CEILING = 0  # look-alikes wrongly failed, of 159 (round 1: 0 of 87, round 2: 0 of 72)
 
 
 def test_planted_gaps_found_and_lookalikes_not_failed() -> None:

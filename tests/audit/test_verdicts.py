@@ -68,3 +68,40 @@ def test_a_workload_on_two_faulty_nodes_is_one_finding() -> None:
         "pods[spec.nodeName=gpu-1]",
         "pods[spec.nodeName=gpu-2]",
     }
+
+
+def test_not_applicable_names_each_object_not_judged_and_why() -> None:
+    """When every object was skipped the verdict names them and the reason, not just a count."""
+    from incidents.audit.checks.common import Skip, per_object
+    from incidents.audit.model import Resource
+
+    items = [
+        (Resource("ray.io/v1", "RayCluster", "a", "ray"), "head only"),
+        (Resource("ray.io/v1", "RayCluster", "b", "ray"), "no workers"),
+    ]
+    [f] = per_object(items, lambda why: Skip(why), ok="ok", none="no gang")
+    assert f.status == "not_applicable"
+    assert (
+        f.message
+        == "no gang (2 not judged: ray/RayCluster/a: head only; ray/RayCluster/b: no workers)"
+    )
+
+
+def test_gang_admission_is_judged_inside_a_namespace() -> None:
+    """JOB-004 under -n: a partial gang wholly inside the namespace fails; a pass there says the
+    Kueue configuration (in Kueue's own namespace) was not seen."""
+    [f] = _findings("JOB-004/fail-partial-min-available.yaml", "JOB-004", namespace="train")
+    assert (f.status, f.resource.name) == ("fail", "llm")
+    [f] = _findings("JOB-004/pass-full-gangs.yaml", "JOB-004", namespace="train")
+    assert f.status == "pass"
+    assert "the Kueue configuration outside namespace train (--namespace)" in f.not_seen
+
+
+def test_nvlink_counters_not_asked_for_when_nothing_says_the_gpus_have_nvlink() -> None:
+    """MON-002 passes ECC and XID counters on a node whose GPU model is unknown, and says it could
+    not tell whether NVLink is there; on an H100 SXM node the same counters fail for NVLink."""
+    [f] = _findings("MON-002/pass-nvlink-unknown.yaml", "MON-002")
+    assert f.status == "pass"
+    assert any(s.startswith("whether the GPUs have NVLink: 1 NVIDIA GPU nodes") for s in f.not_seen)
+    [f] = _findings("MON-002/fail-nvlink-gpus-without-nvlink-counters.yaml", "MON-002")
+    assert f.status == "fail" and "NVLink errors" in f.message

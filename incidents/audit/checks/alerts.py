@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..context import Context
-from ..k8s import Obj
+from ..k8s import Obj, gpu_vendors
 from ..kinds import KINDS
 from ..model import Check, Evidence, Reference, Result
 from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
@@ -19,10 +19,21 @@ GMP_RULES = (
     "globalrules.monitoring.googleapis.com",
 )
 RULE_KINDS = (RULES, *GMP_RULES)
-THERMAL = re.compile(
-    r"DCGM_FI_DEV_(GPU_TEMP|MEMORY_TEMP|THERMAL_VIOLATION|CLOCK_THROTTLE_REASONS|"
-    r"CLOCKS_EVENT_REASONS)|amdgpu_.*temperature"
-)
+# Temperature and thermal-throttling metrics, by the GPU vendor whose exporter serves them:
+# dcgm-exporter's DCGM fields, and AMD's device-metrics-exporter (gpu_edge/junction/memory/hbm
+# temperature, thermal violation residency; exported with an optional prefix such as amd_).
+THERMAL = {
+    "nvidia": re.compile(
+        r"DCGM_FI_DEV_(GPU_TEMP|MEMORY_TEMP|THERMAL_VIOLATION|CLOCK_THROTTLE_REASONS|"
+        r"CLOCKS_EVENT_REASONS)"
+    ),
+    "amd": re.compile(
+        r"gpu_(edge|junction|memory|hbm)_temperature|amdgpu_\w*temp|"
+        r"gpu_violation_\w*(thermal|hot)\w*",
+        re.IGNORECASE,
+    ),
+}
+VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD"}
 XID = re.compile(r"DCGM_FI_DEV_XID_ERRORS|DCGM_EXP_XID_ERRORS_COUNT")
 ECC = re.compile(r"DCGM_FI_DEV_ECC_DBE|DCGM_FI_DEV_ROW_REMAP_FAILURE|DCGM_FI_DEV_RETIRED_DBE")
 NVLINK = re.compile(r"DCGM_FI_DEV_NVLINK_\w*(ERROR|CRC)")
@@ -146,13 +157,16 @@ def _alert_check(
         )
 
 
+def _matcher(pattern: re.Pattern[str]) -> Callable[[str], bool]:
+    return lambda expr: bool(pattern.search(expr))
+
+
 def thermal_alert(ctx: Context) -> Iterator[Result]:
-    yield from _alert_check(
-        ctx,
-        {"GPU temperature": lambda e: bool(THERMAL.search(e))},
-        ("GPU temperature",),
-        "GPU thermal",
-    )
+    """A temperature alert for every GPU vendor present: DCGM fields say nothing of AMD GPUs."""
+    vendors = sorted({v for n in ctx.gpu_nodes for v in gpu_vendors(n)})
+    label = "GPU temperature" if vendors in ([], ["nvidia"]) else "{} GPU temperature"
+    wanted = {label.format(VENDOR_NAMES[v]): _matcher(THERMAL[v]) for v in vendors or ["nvidia"]}
+    yield from _alert_check(ctx, wanted, tuple(wanted), "GPU thermal")
 
 
 def hardware_alert(ctx: Context) -> Iterator[Result]:
@@ -223,7 +237,9 @@ CHECKS = [
         ),
         remediation=(
             "Add a PrometheusRule alerting on DCGM_FI_DEV_GPU_TEMP / DCGM_FI_DEV_MEMORY_TEMP "
-            "above the GPU's slowdown threshold and on thermal-violation or clock-event reasons."
+            "above the GPU's slowdown threshold and on thermal-violation or clock-event reasons; "
+            "for AMD GPUs, on the device-metrics-exporter's gpu_junction_temperature / "
+            "gpu_memory_temperature (or gpu_edge_temperature on MI200)."
         ),
         confidence="heuristic",
         func=thermal_alert,

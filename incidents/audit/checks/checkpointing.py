@@ -10,7 +10,18 @@ from ..model import Check, Evidence, Reference, Resource, Result, Setting
 from ..projection.core import OBJECT_STORE
 from ..wording import counted
 from ..workloads.index import Workload
-from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
+from ..workloads.walk import count
+from .common import (
+    WORKLOAD_KINDS,
+    Gap,
+    Skip,
+    fail,
+    gap,
+    name_of,
+    not_applicable,
+    passed,
+    per_workload,
+)
 
 DEFAULT_GRACE_SECONDS = 30
 DURABLE_VOLUMES = frozenset(
@@ -59,10 +70,30 @@ def durable_storage(spec: Obj) -> str | None:
     return None
 
 
+def short_run(ctx: Context, w: Workload) -> Skip | None:
+    """A run a restart cannot cost much: one GPU pod whose own deadline bounds it to
+    ``short_run_seconds`` or less (an eval, a quantisation pass); rerunning it from the start
+    loses at most that, so checkpointing is not asked of it. Gangs and unbounded runs are judged."""
+    if sum(t.replicas for t in w.templates) > 1 or w.adapter is None or w.obj is None:
+        return None
+    if w.adapter.deadline is None:
+        return None
+    bound = w.adapter.deadline(w.obj, ctx.index)
+    limit = int(ctx.param("short_run_seconds"))
+    seconds = count(bound.seconds, 0)
+    if 0 < seconds <= limit:
+        return Skip(
+            f"one GPU pod bounded by {bound.path} {seconds} (<= {limit} s): a rerun loses little"
+        )
+    return None
+
+
 def grace_period(ctx: Context) -> Iterator[Result]:
     minimum = int(ctx.param("min_grace_seconds"))
 
-    def judge(w: Workload) -> Gap | None:
+    def judge(w: Workload) -> Gap | Skip | None:
+        if (skip := short_run(ctx, w)) is not None:
+            return skip
         evidence = []
         for t in w.templates:
             seconds = grace(t.spec)
@@ -87,7 +118,9 @@ def grace_period(ctx: Context) -> Iterator[Result]:
 
 
 def checkpoint_volume(ctx: Context) -> Iterator[Result]:
-    def judge(w: Workload) -> Gap | None:
+    def judge(w: Workload) -> Gap | Skip | None:
+        if (skip := short_run(ctx, w)) is not None:
+            return skip
         evidence = []
         for t in w.templates:
             if not durable_storage(t.spec):
@@ -175,6 +208,9 @@ def spot_protection(ctx: Context) -> Iterator[Result]:
 
 
 GRACE = Setting("min_grace_seconds", 120, "shortest terminationGracePeriodSeconds accepted")
+SHORT_RUN = Setting(
+    "short_run_seconds", 14400, "single-GPU-pod runs with a deadline this short are not judged"
+)
 
 _T3324 = Reference(
     "https://github.com/kubeflow/trainer/pull/3324",
@@ -212,7 +248,7 @@ CHECKS = [
         ),
         confidence="definitive",
         func=grace_period,
-        settings=(GRACE,),
+        settings=(GRACE, SHORT_RUN),
     ),
     Check(
         id="CKPT-002",
@@ -242,6 +278,7 @@ CHECKS = [
         ),
         confidence="heuristic",
         func=checkpoint_volume,
+        settings=(SHORT_RUN,),
     ),
     Check(
         id="CKPT-003",

@@ -77,13 +77,18 @@ def per_object(
             failed += 1
             yield fail(resource, found.message, *found.evidence, members=members(item))
     if not examined and not failed:
-        yield not_applicable(none + (f" ({len(skipped)} not judged)" if skipped else ""))
+        yield not_applicable(none + (f" ({_not_judged(skipped)})" if skipped else ""))
     elif not failed:
         yield passed(
             f"{ok} ({len(examined)} examined)",
             examined=examined[:EXAMINED_SHOWN],
             not_seen=[*skipped, *not_seen],
         )
+
+
+def _not_judged(skipped: list[str]) -> str:
+    """ "2 not judged: ns/Kind/a: why; ns/Kind/b: why": each object the check skipped, and why."""
+    return f"{len(skipped)} not judged: " + "; ".join(shown(skipped, 5))
 
 
 def per_workload(

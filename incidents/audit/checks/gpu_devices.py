@@ -9,6 +9,7 @@ from ..k8s import Obj, is_gpu_resource, node_gpus, not_ready, quantity
 from ..model import Check, Evidence, Reference, Resource, Result
 from .common import (
     Gap,
+    Skip,
     env_value,
     fail,
     gap,
@@ -64,10 +65,10 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
     pools: dict[tuple[str, str], float] = {}
     for node in ready:
         pool = _pool(node)
-        if all(pool) and not _uses_mig(node):
+        if pool[1] and not _uses_mig(node):
             pools[pool] = max(pools.get(pool, 0.0), node_gpus(node))
 
-    def judge(node: Obj) -> Gap | None:
+    def judge(node: Obj) -> Gap | Skip | None:
         labels = node["metadata"].get("labels") or {}
         capacity = _gpu_resources(node, "capacity")
         allocatable = _gpu_resources(node, "allocatable")
@@ -89,7 +90,14 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
         pool = _pool(node)
         if pool in pools and not _uses_mig(node) and full < pools[pool] and not evidence:
             evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, pools[pool]))
-        return gap("node advertises fewer GPUs than it has", *evidence) if evidence else None
+        if evidence:
+            return gap("node advertises fewer GPUs than it has", *evidence)
+        if not any(capacity.values()) and "nvidia.com/gpu.count" not in labels:
+            return Skip(
+                "advertises no GPU resource and nothing gives its count (device plugin not "
+                "registered, or GPUs offered through DRA); see PRE-002"
+            )
+        return None
 
     yield from per_node(
         ctx,
@@ -101,6 +109,8 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
 
 
 def _pool(node: Obj) -> tuple[str, str]:
+    """Nodes expected to have the same GPUs: one GPU product label (or none) on one cloud
+    instance type, which fixes the GPU count (a time-sliced node's product ends in -SHARED)."""
     labels = node["metadata"].get("labels") or {}
     return (
         labels.get("nvidia.com/gpu.product", ""),

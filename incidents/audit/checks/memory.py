@@ -6,10 +6,21 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, container_gpus, parse_time
+from ..k8s import Obj, container_gpus, parse_time, spec_gpus
 from ..model import Check, Evidence, Reference, Result, Setting
 from ..workloads.index import Workload
-from .common import WORKLOAD_KINDS, Gap, fail, gap, name_of, not_applicable, passed, per_workload
+from .common import (
+    REPLICATED_KINDS,
+    WORKLOAD_KINDS,
+    Gap,
+    Skip,
+    fail,
+    gap,
+    name_of,
+    not_applicable,
+    passed,
+    per_workload,
+)
 
 
 def memory_limits(ctx: Context) -> Iterator[Result]:
@@ -53,8 +64,27 @@ def _shm_gap(path: str, spec: Obj) -> Evidence | None:
     return None
 
 
+# Servers documented to pass tensors through /dev/shm even on one GPU: Triton's Python backend
+# (https://github.com/triton-inference-server/python_backend#managing-shared-memory).
+SHM_SERVERS = ("tritonserver",)
+
+
+def _single_gpu_server(w: Workload) -> Skip | None:
+    """Serving replicas (a Deployment or StatefulSet) with one GPU per pod: no NCCL peer in the
+    pod (vLLM and PyTorch use /dev/shm for tensor parallelism) and no DataLoader workers as in
+    training. Bare pods (a notebook) and jobs are judged: they may train."""
+    if w.key not in REPLICATED_KINDS or any(spec_gpus(t.spec) > 1 for t in w.templates):
+        return None
+    images = [str(c.get("image", "")) for t in w.templates for c in t.spec.get("containers") or []]
+    if any(word in i for i in images for word in SHM_SERVERS):
+        return None
+    return Skip("serves on one GPU per pod: no tensor-parallel peer or DataLoader workers")
+
+
 def dev_shm(ctx: Context) -> Iterator[Result]:
-    def judge(w: Workload) -> Gap | None:
+    def judge(w: Workload) -> Gap | Skip | None:
+        if (skip := _single_gpu_server(w)) is not None:
+            return skip
         found = [e for t in w.templates if (e := _shm_gap(t.path, t.spec)) is not None]
         if not found:
             return None

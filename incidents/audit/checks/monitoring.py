@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..context import Context
-from ..k8s import Obj, selector_matches
+from ..k8s import Obj, gpu_vendors, selector_matches
 from ..model import Check, Evidence, Reference, Resource, Result
 from .common import Gap, gap, image_pods_on_nodes, name_of, node_coverage, per_object
 
 EXPORTER_IMAGE = "dcgm-exporter"
+# The metrics exporter each GPU vendor ships, by image name (rocm/device-metrics-exporter).
+VENDOR_EXPORTERS = {"nvidia": (EXPORTER_IMAGE,), "amd": ("device-metrics-exporter",)}
 POD_MONITORINGS = "podmonitorings.monitoring.googleapis.com"  # Google Managed Prometheus
 CLUSTER_POD_MONITORINGS = "clusterpodmonitorings.monitoring.googleapis.com"
 # Reliability counter groups an alerting pipeline needs; any one field of a group suffices.
@@ -24,6 +27,17 @@ RELIABILITY_FIELDS = {
     ),
     "XID errors": ("DCGM_FI_DEV_XID_ERRORS", "DCGM_EXP_XID_ERRORS_COUNT"),
 }
+PRODUCT_LABEL = "nvidia.com/gpu.product"  # GPU Feature Discovery
+# PCIe data-centre GPUs with no NVLink at all (NVIDIA product specifications): T4, A2, A10,
+# A10G, A16, L4, L40, L40S. Other products (SXM/HGX boards, PCIe cards that take an NVLink
+# bridge) may have NVLink.
+NO_NVLINK = re.compile(r"(^|-)(T4|A2|A10G?|A16|L4|L40S?)(-|$)", re.IGNORECASE)
+# Cloud GPU instance types with and without NVLink: AWS P4d/P5/P6 and GCP A2/A3/A4 (SXM
+# boards), AWS G families (T4, A10G, L4, L40S) and GCP G2 (L4) PCIe cards.
+NVLINK_INSTANCE_TYPES = (
+    (re.compile(r"^(p4d|p4de|p5|p5e|p5en|p6-\w+|p6e-\w+)\.|^(a2|a3|a4|a4x)-"), True),
+    (re.compile(r"^(g4dn|g5|g5g|g6|g6e|g6f|gr6|gr6f)\.|^g2-"), False),
+)
 # What the exporter's built-in default-counters.csv enables (ECC and NVLink errors are commented out).
 DEFAULT_FIELDS = frozenset({"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_TEMP"})
 
@@ -98,10 +112,21 @@ def exporters(ctx: Context) -> list[Exporter]:
 
 
 def exporter_coverage(ctx: Context) -> Iterator[Result]:
-    covered = image_pods_on_nodes(ctx, (EXPORTER_IMAGE,))
-    yield from node_coverage(
-        ctx, covered, "a DCGM exporter", "pods", "a Ready dcgm-exporter pod on every GPU node"
-    )
+    """Every GPU node runs its vendor's metrics exporter: dcgm-exporter serves NVIDIA GPUs only,
+    so an AMD node is covered by AMD's device metrics exporter instead."""
+    by_vendor = {v: image_pods_on_nodes(ctx, words) for v, words in VENDOR_EXPORTERS.items()}
+    covered = {
+        name_of(n)
+        for n in ctx.gpu_nodes
+        if all(name_of(n) in by_vendor[v] for v in gpu_vendors(n) if v in by_vendor)
+    }
+    vendors = {v for n in ctx.gpu_nodes for v in gpu_vendors(n)}
+    if vendors <= {"nvidia"}:
+        what, expected = "a DCGM exporter", "a Ready dcgm-exporter pod on every GPU node"
+    else:
+        what = "its vendor's GPU metrics exporter"
+        expected = "a Ready dcgm-exporter pod (NVIDIA) or device-metrics-exporter pod (AMD)"
+    yield from node_coverage(ctx, covered, what, "pods", expected)
 
 
 def csv_fields(text: str) -> set[str]:
@@ -128,7 +153,38 @@ def _config_fields(ctx: Context, exp: Exporter) -> tuple[set[str], str] | None:
     return None
 
 
+def _has_nvlink(node: Obj) -> bool | None:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    product = labels.get(PRODUCT_LABEL)
+    if product is not None:
+        return not NO_NVLINK.search(str(product))
+    kind = str(labels.get("node.kubernetes.io/instance-type", ""))
+    for pattern, has in NVLINK_INSTANCE_TYPES:
+        if pattern.search(kind):
+            return has
+    return None
+
+
+def nvlink_present(ctx: Context) -> tuple[bool | None, str]:
+    """Whether some NVIDIA GPU node may have NVLink (GFD's product label, else its instance
+    type): False when none has, None when some node tells nothing; the note says which."""
+    found = [_has_nvlink(n) for n in ctx.gpu_nodes if "nvidia" in gpu_vendors(n)]
+    if any(found):
+        return True, ""
+    if not found:
+        return None, "whether the GPUs have NVLink: no NVIDIA GPU node listed; NVLink not required"
+    if None in found:
+        return None, (
+            f"whether the GPUs have NVLink: {found.count(None)} NVIDIA GPU nodes carry neither "
+            f"{PRODUCT_LABEL} nor a known instance type; NVLink error counters not required"
+        )
+    return False, "NVLink error counters: no NVIDIA GPU node has NVLink (PCIe-only models)"
+
+
 def reliability_counters(ctx: Context) -> Iterator[Result]:
+    nvlink, nvlink_note = nvlink_present(ctx)
+    groups = {g: f for g, f in RELIABILITY_FIELDS.items() if nvlink or g != "NVLink errors"}
+
     def judge(exp: Exporter) -> Gap | None:
         config = _config_fields(ctx, exp)
         if config is None:
@@ -137,7 +193,7 @@ def reliability_counters(ctx: Context) -> Iterator[Result]:
                 Evidence(exp.config_path, list(exp.config_maps), "a ConfigMap with a counters CSV"),
             )
         fields, source = config
-        missing = sorted(g for g, names in RELIABILITY_FIELDS.items() if not fields & set(names))
+        missing = sorted(g for g, names in groups.items() if not fields & set(names))
         if not missing:
             return None
         return gap(
@@ -148,8 +204,9 @@ def reliability_counters(ctx: Context) -> Iterator[Result]:
     yield from per_object(
         ((e.resource, e) for e in exporters(ctx)),
         judge,
-        ok="DCGM exporters export ECC, NVLink and XID counters",
+        ok=f"DCGM exporters export {', '.join(sorted(groups))} counters",
         none="no DCGM exporter deployed (see MON-001)",
+        not_seen=[nvlink_note] if nvlink_note else [],
     )
 
 
@@ -231,11 +288,14 @@ CHECKS = [
         ),
         why=(
             "Without a DCGM exporter on a GPU node there is no per-GPU temperature, power, ECC or "
-            "XID telemetry for it: overheating and degrading GPUs are found only when jobs crash."
+            "XID telemetry for it: overheating and degrading GPUs are found only when jobs crash. "
+            "DCGM serves NVIDIA GPUs only; an AMD GPU node needs AMD's device metrics exporter."
         ),
         remediation=(
             "Deploy dcgm-exporter as a DaemonSet that tolerates the GPU nodes' taints and selects "
-            "all of them (or enable ClusterPolicy.spec.dcgmExporter); check its pods are Ready."
+            "all of them (or enable ClusterPolicy.spec.dcgmExporter); check its pods are Ready. "
+            "On AMD GPU nodes, deploy the ROCm device-metrics-exporter (AMD GPU Operator "
+            "DeviceConfig metricsExporter, or its Helm chart)."
         ),
         confidence="definitive",
         func=exporter_coverage,

@@ -158,11 +158,15 @@ def gang_admission(ctx: Context) -> Iterator[Result]:
             Evidence(admission.path, admission.min_available, admission.total),
         )
 
+    # Under --namespace the gangs of that namespace are judged whole; the Kueue configuration
+    # (a ConfigMap in Kueue's own namespace) is not seen, and the pass says so.
+    ns = ctx.snapshot.namespace
     yield from per_object(
         items,
         judge,
         ok="gang configurations require the whole gang",
-        none="no gang-scheduled GPU job and no Kueue configuration found",
+        none="no gang-scheduled GPU job and no Kueue configuration found" + ctx.scope,
+        not_seen=[f"the Kueue configuration outside namespace {ns} (--namespace)"] if ns else [],
     )
 
 
@@ -308,6 +312,5 @@ CHECKS = [
         ),
         confidence="definitive",
         func=gang_admission,
-        cluster_wide=True,
     ),
 ]

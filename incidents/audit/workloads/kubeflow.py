@@ -97,7 +97,14 @@ def _admission(field: str) -> Any:
         sched = _run_policy(obj).get("schedulingPolicy") or {}
         if sched.get("minAvailable") is None:
             return None
-        total = sum(count(rs.get("replicas")) for rs in _roles(obj, field).values())
+        roles = _roles(obj, field)
+        total = sum(count(rs.get("replicas")) for rs in roles.values())
+        elastic = spec_of(obj).get("elasticPolicy") or {}
+        if isinstance(elastic, dict) and elastic.get("minReplicas") is not None:
+            # An elastic job trains with minReplicas workers by design (torchrun
+            # --nnodes=min:max), so its whole gang is that minimum plus the other roles.
+            others = sum(count(rs.get("replicas")) for r, rs in roles.items() if r != "Worker")
+            total = min(total, count(elastic["minReplicas"]) + others)
         return Admission(
             "spec.runPolicy.schedulingPolicy.minAvailable", count(sched["minAvailable"]), total
         )

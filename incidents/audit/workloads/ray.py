@@ -4,7 +4,9 @@ A RayCluster has a head group and worker groups (``replicas`` x ``numOfHosts`` p
 recreates lost pods, and whether a Ray program survives a lost worker is up to Ray (Ray Train's
 ``FailureConfig``), which the API does not show. A RayJob runs one program on its own cluster;
 ``backoffLimit`` (default 0) retries the whole job, each retry on a new RayCluster, and
-``activeDeadlineSeconds`` bounds it.
+``activeDeadlineSeconds`` bounds it. A head pod's loss ends the whole Ray cluster
+(https://docs.ray.io/en/latest/ray-core/fault_tolerance/nodes.html) and Ray Train's
+``FailureConfig.max_failures`` defaults to 0, so with ``backoffLimit`` 0 a lost pod ends the run.
 """
 
 from __future__ import annotations
@@ -86,10 +88,13 @@ def _rayjob_restart(obj: Obj, objects: Lookup) -> Restart:
         return Restart(
             True, f"backoffLimit={backoff}: each retry reruns the job on a new RayCluster"
         )
+    # Ray Train's FailureConfig(max_failures) also defaults to 0, and a lost head pod ends the
+    # whole Ray cluster whatever the program sets, so only backoffLimit restarts the run.
     return Restart(
-        None,
-        "spec.backoffLimit is 0, so KubeRay never retries the job; recovery from a lost worker, if "
-        "any, happens inside Ray (Ray Train FailureConfig), which the API does not show",
+        False,
+        "spec.backoffLimit is 0 (the default): a lost head pod, or a lost worker unless the "
+        "program sets Ray Train FailureConfig(max_failures), also 0 by default, fails the RayJob "
+        "for good",
         (Evidence("spec.backoffLimit", spec_of(obj).get("backoffLimit"), "> 0"),),
     )
 
