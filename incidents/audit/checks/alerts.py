@@ -187,9 +187,17 @@ def hardware_alert(ctx: Context) -> Iterator[Result]:
     )
 
 
+# Kinds whose GPU pods serve (replicas kept running, not a run that finishes). A pod of any other
+# kind that is not a known training kind (an Argo Workflow step, a bare pod) may be training.
+SERVING_KINDS = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "LeaderWorkerSet", "InferenceService", "Revision"}
+)
+
+
 def stall_alert(ctx: Context) -> Iterator[Result]:
     workloads = ctx.workloads()
-    if ctx.gpu_nodes and workloads and not any(w.training for w in workloads):
+    serving = [w for w in workloads if not w.training and w.resource.kind in SERVING_KINDS]
+    if ctx.gpu_nodes and workloads and len(serving) == len(workloads):
         # An idle cluster is judged (training may start any time); one that only serves has no
         # training run to stall.
         yield not_applicable(
