@@ -10,6 +10,7 @@ from ..k8s import Obj, gpu_vendors
 from ..kinds import KINDS
 from ..model import Check, Evidence, Reference, Result
 from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
+from .serving import SERVING
 
 RULES = "prometheusrules.monitoring.coreos.com"
 # Google Cloud Managed Service for Prometheus rule objects (their spec.groups are Prometheus's).
@@ -187,10 +188,12 @@ def hardware_alert(ctx: Context) -> Iterator[Result]:
     )
 
 
-# Kinds whose GPU pods serve (replicas kept running, not a run that finishes). A pod of any other
-# kind that is not a known training kind (an Argo Workflow step, a bare pod) may be training.
+# Kinds whose GPU pods serve (replicas kept running, not a run that finishes): SERVE-001's serving
+# kinds, and the owners of serving pods kubegap does not list (a ReplicaSet, KServe's
+# InferenceService, Knative's Revision). A pod of any other owner (an Argo Workflow step, a bare
+# pod) may be training.
 SERVING_KINDS = frozenset(
-    {"Deployment", "ReplicaSet", "StatefulSet", "LeaderWorkerSet", "InferenceService", "Revision"}
+    {adapter.spec.kind for adapter in SERVING} | {"ReplicaSet", "InferenceService", "Revision"}
 )
 
 
