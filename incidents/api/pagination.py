@@ -22,7 +22,8 @@ from incidents.filtersets import CaseFilterSet
 from incidents.models import Case
 from incidents.query_params import page_number, page_problem, repeated_problem
 from incidents.selectors import page_rows
-from incidents.selectors.facet_index import IndexedPaginator, Selection, selection
+from incidents.selectors.facet_index import Selection, selection
+from incidents.selectors.indexed_pages import IndexedPaginator
 
 PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100

@@ -28,7 +28,7 @@ from incidents.models import Case, CaseFacetLink, FacetValue
 from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
 from incidents.selectors.cases import case_list, case_queryset
-from incidents.selectors.facet_index import paginator
+from incidents.selectors.indexed_pages import paginator
 from incidents.services.facet_links import refresh_implied_links
 from incidents.services.library_files import read_library
 from incidents.services.search_index import refresh_search_index

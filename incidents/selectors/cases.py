@@ -33,7 +33,8 @@ from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.card_items import attach_items
 from incidents.selectors.direct_index import DirectIndex
 from incidents.selectors.facet_counts import FacetGroup, facet_groups
-from incidents.selectors.facet_index import current_vocabulary, paginator, selection
+from incidents.selectors.facet_index import current_vocabulary, selection
+from incidents.selectors.indexed_pages import paginator
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.prefetch import prefetched
 from incidents.selectors.vocabulary import Vocabulary
