@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from django.contrib import admin
-from django.db.models import Model, QuerySet
-from django.forms import BaseInlineFormSet, ModelForm
+from django.db.models import Model
+from django.db.models import QuerySet
+from django.forms import BaseInlineFormSet
+from django.forms import ModelForm
 from django.http import HttpRequest
 
 from incidents import models

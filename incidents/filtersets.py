@@ -25,12 +25,21 @@ from typing import Any
 import django_filters
 from django import forms
 from django.db.models import QuerySet
-from django.db.models.functions import Coalesce, ExtractYear, Lower
+from django.db.models.functions import Coalesce
+from django.db.models.functions import ExtractYear
+from django.db.models.functions import Lower
 
-from incidents.facets import BY_PARAM, FACETS, FacetSpec
-from incidents.filter_input import CaseFilterForm, YearFilter
-from incidents.models import Case, CaseFacetLink, CaseKind, Setting
-from incidents.query_params import bound_params, repeated_problem
+from incidents.facets import BY_PARAM
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
+from incidents.filter_input import CaseFilterForm
+from incidents.filter_input import YearFilter
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CaseKind
+from incidents.models import Setting
+from incidents.query_params import bound_params
+from incidents.query_params import repeated_problem
 from incidents.search import TextSearch
 from incidents.selectors.vocabulary import Vocabulary
 

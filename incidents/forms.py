@@ -14,7 +14,11 @@ from django import forms
 from django.utils.text import slugify
 
 from incidents.facets import FACETS
-from incidents.models import Bound, CaseKind, CostKind, Setting, SourceKind
+from incidents.models import Bound
+from incidents.models import CaseKind
+from incidents.models import CostKind
+from incidents.models import Setting
+from incidents.models import SourceKind
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.services.library_entries import Problem
 from incidents.services.library_load import SHARED_MODELS

@@ -8,16 +8,21 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.constants import HEADER
+from csp.constants import HEADER_REPORT_ONLY
 from csp.middleware import CheckableLazyObject
 from csp.middleware import CSPMiddleware as DjangoCSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, QueryDict
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseBase
+from django.http import QueryDict
 
 from incidents.selectors.health import is_database_unavailable
-from incidents.views.errors import error_response, unavailable
+from incidents.views.errors import error_response
+from incidents.views.errors import unavailable
 
 security_log = logging.getLogger("django.security.TooManyFieldsSent")
 

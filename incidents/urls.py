@@ -1,6 +1,15 @@
-from django.urls import path, register_converter
+from django.urls import path
+from django.urls import register_converter
 
-from incidents.views import browse, cases, checks, cost, feeds, graph, kubegap, library, submit
+from incidents.views import browse
+from incidents.views import cases
+from incidents.views import checks
+from incidents.views import cost
+from incidents.views import feeds
+from incidents.views import graph
+from incidents.views import kubegap
+from incidents.views import library
+from incidents.views import submit
 from incidents.views.methods import read_only
 
 app_name = "incidents"

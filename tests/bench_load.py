@@ -15,8 +15,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.load_burst import percentile, rss_mib, run_burst, summary
-from tests.server import Gunicorn, production_env
+from tests.load_burst import percentile
+from tests.load_burst import rss_mib
+from tests.load_burst import run_burst
+from tests.load_burst import summary
+from tests.server import Gunicorn
+from tests.server import production_env
 
 HELLO = "/healthz"
 PAGES = [

@@ -22,7 +22,8 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
-from django.test.utils import CaptureQueriesContext, setup_test_environment  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
 
 PAGES = [
     "/cases/acme-seren-kalos-pretraining-failures/",

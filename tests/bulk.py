@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import datetime as dt
 
-from incidents.models import (
-    Breakdown,
-    BreakdownRow,
-    BreakdownRowValue,
-    Case,
-    CaseFacetLink,
-    CaseRemediation,
-    CostFigure,
-    CostKind,
-    CostUnit,
-    CountUnit,
-    FacetValue,
-    Remediation,
-    Source,
-)
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import BreakdownRowValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CaseRemediation
+from incidents.models import CostFigure
+from incidents.models import CostKind
+from incidents.models import CostUnit
+from incidents.models import CountUnit
+from incidents.models import FacetValue
+from incidents.models import Remediation
+from incidents.models import Source
 from incidents.services import refresh_implied_links
 from incidents.services.search_index import refresh_search_index
 

@@ -23,17 +23,21 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.apps import apps
-from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.models import Group
+from django.contrib.auth.models import Permission
 from django.core.cache import cache
 from django.core.management.color import no_style
-from django.db import connection, models, transaction
+from django.db import connection
+from django.db import models
+from django.db import transaction
 from django.db.models.signals import post_migrate
 
 from incidents.models import SearchIndex
@@ -42,7 +46,8 @@ from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump
 from tests import db_connections
-from tests.lexicons import lexicons_kept_by_signature, restored
+from tests.lexicons import lexicons_kept_by_signature
+from tests.lexicons import restored
 from tests.migrated_once import share_migrations
 from tests.scheduling import pytest_xdist_make_scheduler  # noqa: F401 (the hook: xdist scopes)
 

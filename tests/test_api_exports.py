@@ -12,7 +12,8 @@ import pytest
 from django.http import StreamingHttpResponse
 from django.test import Client
 
-from incidents.models import Case, LibraryState
+from incidents.models import Case
+from incidents.models import LibraryState
 from incidents.selectors.export_rows import CHUNK
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries

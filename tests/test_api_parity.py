@@ -12,7 +12,9 @@ from django.test import Client
 
 from incidents.facets import FACETS
 from incidents.filtersets import ORDERINGS
-from incidents.models import CaseKind, FacetValue, Setting
+from incidents.models import CaseKind
+from incidents.models import FacetValue
+from incidents.models import Setting
 
 # Committed, as a server reads it: the facet index (and the vocabulary) is built once for the
 # library's version and kept; inside a test's transaction each of the 113 requests rebuilt it

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from rest_framework import renderers
 
-from incidents.api.renderers import JSONRenderer, PlainRows
+from incidents.api.renderers import JSONRenderer
+from incidents.api.renderers import PlainRows
 
 STRINGS = [
     "plain",

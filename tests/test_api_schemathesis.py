@@ -41,7 +41,9 @@ def test_every_operation_keeps_to_the_schema(
         os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or str(cache_dir() / "hypothesis"),
     )
     import schemathesis
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck
+    from hypothesis import given
+    from hypothesis import settings
 
     schema = schemathesis.openapi.from_url(f"{live_server.url}/api/schema/?format=json")
     operations = [result.ok() for result in schema.get_all_operations()]

@@ -9,7 +9,8 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
-from django.test import Client, override_settings
+from django.test import Client
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 pytestmark = pytest.mark.django_db

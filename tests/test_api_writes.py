@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 from django.test import Client
 
 from incidents.models import Case

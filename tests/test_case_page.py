@@ -9,7 +9,10 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from incidents.models import BreakdownRow, Case, CaseFacetLink, Source
+from incidents.models import BreakdownRow
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import Source
 from incidents.selectors import facet_index
 from incidents.services import load_library
 from incidents.services.library_version import bump

@@ -13,7 +13,9 @@ import pytest
 from django.http import QueryDict
 from django.test import Client
 
-from incidents.models import Case, CostFigure, CostKind
+from incidents.models import Case
+from incidents.models import CostFigure
+from incidents.models import CostKind
 from incidents.selectors.cost import cost_view
 from incidents.selectors.cost_lesson import ShareTable
 from tests.bulk import add_cases

@@ -8,7 +8,12 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from incidents.models import GPU_TIME_KINDS, Breakdown, Case, Confirmation, CostFigure, Source
+from incidents.models import GPU_TIME_KINDS
+from incidents.models import Breakdown
+from incidents.models import Case
+from incidents.models import Confirmation
+from incidents.models import CostFigure
+from incidents.models import Source
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,11 @@ on every page, a view's own additions on its page, and a changed setting at once
 from __future__ import annotations
 
 import pytest
-from csp.constants import NONE, SELF
+from csp.constants import NONE
+from csp.constants import SELF
 from csp.utils import build_policy
-from django.test import Client, override_settings
+from django.test import Client
+from django.test import override_settings
 
 
 def _directives(header: str) -> set[str]:

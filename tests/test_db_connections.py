@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextvars
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
+from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 from tests import db_connections

@@ -9,12 +9,15 @@ import sys
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.test import Client, override_settings
+from django.test import Client
+from django.test import override_settings
 from django.urls import path
 
 from incidents.config import preflight
 from incidents.config.caches import rate_cache
-from tests.server import REPO_ROOT, base_env, env_example
+from tests.server import REPO_ROOT
+from tests.server import base_env
+from tests.server import env_example
 
 DB_PASSWORD = "s3cret-db-pass-9431"
 

@@ -10,7 +10,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.test import Client, override_settings
+from django.test import Client
+from django.test import override_settings
 
 PASSWORD = "a-long-editor-passphrase-7391"
 

@@ -22,10 +22,15 @@ from django.http import QueryDict
 from django.test import Client
 
 from incidents.facets import FACETS
-from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
 from incidents.selectors import facet_index
-from incidents.selectors.cases import case_list, case_queryset
-from incidents.selectors.facet_counts import facet_groups, sql_counter, suggestions_for
+from incidents.selectors.cases import case_list
+from incidents.selectors.cases import case_queryset
+from incidents.selectors.facet_counts import facet_groups
+from incidents.selectors.facet_counts import sql_counter
+from incidents.selectors.facet_counts import suggestions_for
 from incidents.services.library_version import bump
 from tests.bulk import add_cases
 
@@ -154,7 +159,8 @@ def test_a_pages_cases_read_in_sql_are_the_orms(small_library: None) -> None:
     and the same own facet values, as the ORM's queryset of them."""
     from django.db import connection
 
-    from incidents.models import Case, CaseFacetLink
+    from incidents.models import Case
+    from incidents.models import CaseFacetLink
     from incidents.selectors import page_rows
 
     if connection.vendor != "postgresql":

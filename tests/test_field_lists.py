@@ -7,11 +7,15 @@ from __future__ import annotations
 import pytest
 from django.db import models
 
-from incidents.models import Breakdown, BreakdownRow, CostFigure
-from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import CostFigure
+from incidents.models.breakdowns import BREAKDOWN_FIELDS
+from incidents.models.breakdowns import ROW_FIELDS
 from incidents.models.costs import COST_FIELDS
 from incidents.services import LibraryError
-from incidents.services.breakdown_fields import BREAKDOWN_KEYS, ROW_KEYS
+from incidents.services.breakdown_fields import BREAKDOWN_KEYS
+from incidents.services.breakdown_fields import ROW_KEYS
 from incidents.services.case_fields import read_case_mapping
 from incidents.services.cost_fields import COST_KEYS
 from incidents.services.field_lists import case_file_keys

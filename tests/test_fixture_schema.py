@@ -14,20 +14,20 @@ from typing import Any
 import pytest
 import yaml
 
-from incidents.models import (
-    Bound,
-    CaseKind,
-    Confirmation,
-    CostKind,
-    CostUnit,
-    CountUnit,
-    Setting,
-    SourceKind,
-)
-from incidents.services.breakdown_fields import BREAKDOWN_KEYS, ROW_KEYS
+from incidents.models import Bound
+from incidents.models import CaseKind
+from incidents.models import Confirmation
+from incidents.models import CostKind
+from incidents.models import CostUnit
+from incidents.models import CountUnit
+from incidents.models import Setting
+from incidents.models import SourceKind
+from incidents.services.breakdown_fields import BREAKDOWN_KEYS
+from incidents.services.breakdown_fields import ROW_KEYS
 from incidents.services.case_fields import read_case_mapping
 from incidents.services.cost_fields import COST_KEYS
-from incidents.services.library_entries import CASE_KEYS, LibraryError
+from incidents.services.library_entries import CASE_KEYS
+from incidents.services.library_entries import LibraryError
 from incidents.services.library_files import read_library
 from incidents.services.safe_yaml import safe_load
 from tests.conftest import REPO_ROOT

@@ -14,12 +14,16 @@ import yaml
 from django.test import Client
 
 from incidents.facets import FACETS
-from incidents.models import Case, CaseFacetLink, FacetValue, KeyFigure
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
+from incidents.models import KeyFigure
 from incidents.services import load_library
 from incidents.services.library_entries import SHARED_KINDS
 from incidents.services.library_files import read_library
 from incidents.services.safe_yaml import safe_load
-from tests.conftest import FIXTURES, REPO_ROOT
+from tests.conftest import FIXTURES
+from tests.conftest import REPO_ROOT
 
 SEED_CASE = "acme-seren-kalos-pretraining-failures"
 

@@ -6,10 +6,16 @@ from __future__ import annotations
 import pytest
 
 from incidents.graph import layout as graph_layout
-from incidents.graph.focus import case_focus, shared_focus, value_focus
-from incidents.graph.kinds import BadNodeRef, parse_node_ref, short_label
-from incidents.graph.links import CaseLinks, ValueTree
-from incidents.graph.overview import DEFAULT_KINDS, overview
+from incidents.graph.focus import case_focus
+from incidents.graph.focus import shared_focus
+from incidents.graph.focus import value_focus
+from incidents.graph.kinds import BadNodeRef
+from incidents.graph.kinds import parse_node_ref
+from incidents.graph.kinds import short_label
+from incidents.graph.links import CaseLinks
+from incidents.graph.links import ValueTree
+from incidents.graph.overview import DEFAULT_KINDS
+from incidents.graph.overview import overview
 from incidents.graph.projection import weighted_projection
 
 # Values: root cause 1 "hardware" with children 2 "gpu" and 3 "network"; root cause 4 "bug";

@@ -10,7 +10,10 @@ from html import unescape
 import pytest
 from django.test import Client
 
-from incidents.models import Case, CaseFacetLink, CaseRemediation, FacetValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CaseRemediation
+from incidents.models import FacetValue
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries
 

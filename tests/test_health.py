@@ -8,12 +8,16 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from django.core.exceptions import PermissionDenied, SuspiciousOperation
-from django.db import OperationalError, connection
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import SuspiciousOperation
+from django.db import OperationalError
+from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
-from django.test import Client, override_settings
+from django.test import Client
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
-from django.urls import include, path
+from django.urls import include
+from django.urls import path
 
 
 def _forbidden(request: object) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from incidents.audit.cases import CASES
 from incidents.audit.checks import ALL_CHECKS
-from incidents.services.kubegap_cases import CASES_FILE, export_cases
+from incidents.services.kubegap_cases import CASES_FILE
+from incidents.services.kubegap_cases import export_cases
 from tests.conftest import REPO_ROOT
 
 

@@ -15,13 +15,19 @@ from django.test.utils import CaptureQueriesContext
 
 from incidents.facets import spec
 from incidents.graph.kinds import parse_node_ref
-from incidents.presenters import browse_page, case_page, cost_page, graph_page, library_page
+from incidents.presenters import browse_page
+from incidents.presenters import case_page
+from incidents.presenters import cost_page
+from incidents.presenters import graph_page
+from incidents.presenters import library_page
 from incidents.presenters.query_state import QueryState
 from incidents.selectors.browse import facet_value_page
-from incidents.selectors.cases import case_detail, case_list
+from incidents.selectors.cases import case_detail
+from incidents.selectors.cases import case_list
 from incidents.selectors.cost import cost_view
 from incidents.selectors.facet_counts import suggestions_for
-from incidents.selectors.graph import GraphOptions, graph_view
+from incidents.selectors.graph import GraphOptions
+from incidents.selectors.graph import graph_view
 from tests.conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "incidents"

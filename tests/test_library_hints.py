@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from incidents.models import Case
-from incidents.services import LibraryError, load_library
+from incidents.services import LibraryError
+from incidents.services import load_library
 
 pytestmark = pytest.mark.django_db
 

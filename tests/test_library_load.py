@@ -6,10 +6,16 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 
-from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue, KeyFigure
-from incidents.services import LibraryError, load_library
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetAlias
+from incidents.models import FacetValue
+from incidents.models import KeyFigure
+from incidents.services import LibraryError
+from incidents.services import load_library
 
 pytestmark = pytest.mark.django_db
 

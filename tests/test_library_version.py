@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from incidents.models import Case, FacetValue
+from incidents.models import Case
+from incidents.models import FacetValue
 from incidents.selectors.library_version import current
 from incidents.services import load_library
 from incidents.services.case_submission import submit_case

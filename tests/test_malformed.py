@@ -15,11 +15,18 @@ from django.apps import apps
 from django.db import connection
 
 from incidents.models import SearchIndex
-from incidents.services import LibraryError, load_library
+from incidents.services import LibraryError
+from incidents.services import load_library
 from incidents.services.case_submission import submit_case
-from incidents.services.safe_yaml import MAX_FILE_BYTES, LibraryLoader, load_file, load_text
-from tests.conftest import DATA, FIXTURES, SMALL_LIBRARY
-from tests.server import REPO_ROOT, base_env
+from incidents.services.safe_yaml import MAX_FILE_BYTES
+from incidents.services.safe_yaml import LibraryLoader
+from incidents.services.safe_yaml import load_file
+from incidents.services.safe_yaml import load_text
+from tests.conftest import DATA
+from tests.conftest import FIXTURES
+from tests.conftest import SMALL_LIBRARY
+from tests.server import REPO_ROOT
+from tests.server import base_env
 
 CORPUS = DATA / "malformed"
 EXPECTED: list[dict[str, str]] = yaml.safe_load((CORPUS / "expected.yaml").read_text())

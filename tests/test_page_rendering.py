@@ -10,7 +10,9 @@ from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 from django.test import Client
 
-from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
 from incidents.presenters.library_page import page_numbers
 from incidents.presenters.query_state import QueryState
 from incidents.selectors import facet_index

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.server import Gunicorn, get, production_env
+from tests.server import Gunicorn
+from tests.server import get
+from tests.server import production_env
 
 # On PostgreSQL the server uses this run's test database, whose changes it must see.
 pytestmark = pytest.mark.django_db(transaction=True)

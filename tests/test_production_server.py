@@ -16,7 +16,10 @@ import pytest
 from django.db import connection
 
 from tests.load_burst import run_burst
-from tests.server import Gunicorn, TcpProxy, get, production_env
+from tests.server import Gunicorn
+from tests.server import TcpProxy
+from tests.server import get
+from tests.server import production_env
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

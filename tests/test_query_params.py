@@ -9,7 +9,9 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
-from incidents.query_params import MAX_VALUES, MAX_WORD_CHARS, bound_params
+from incidents.query_params import MAX_VALUES
+from incidents.query_params import MAX_WORD_CHARS
+from incidents.query_params import bound_params
 from incidents.selectors.cases import case_queryset
 
 

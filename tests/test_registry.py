@@ -11,12 +11,20 @@ from django.test import Client
 from django.urls import reverse
 
 from incidents.api.serializers import CaseDetailSerializer
-from incidents.facets import BY_PARAM, FACETS, FacetSpec
-from incidents.filtersets import CaseFilterSet, FacetValueFilter
+from incidents.facets import BY_PARAM
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
+from incidents.filtersets import CaseFilterSet
+from incidents.filtersets import FacetValueFilter
 from incidents.forms import SubmitCaseForm
-from incidents.models import CASE_ITEM_LINKS, Case, CaseItemLink, SharedItem, item_model
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import CaseItemLink
+from incidents.models import SharedItem
+from incidents.models import item_model
 from incidents.selectors.vocabulary import Vocabulary
-from incidents.services.library_entries import CASE_KEYS, SHARED_KINDS
+from incidents.services.library_entries import CASE_KEYS
+from incidents.services.library_entries import SHARED_KINDS
 from tests.conftest import FIXTURES
 
 # How each field of Case is filtered: by a filter of CaseFilterSet, or why it is not.

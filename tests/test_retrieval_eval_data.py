@@ -18,7 +18,8 @@ import yaml
 
 from incidents.services.library_files import read_library
 from incidents.services.safe_yaml import safe_load
-from tests.conftest import DATA, REPO_ROOT
+from tests.conftest import DATA
+from tests.conftest import REPO_ROOT
 
 EVAL_SET = DATA / "retrieval_eval.yaml"
 FIXTURES = REPO_ROOT / "fixtures"

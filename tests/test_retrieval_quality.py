@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from incidents.evaluation.dataset import load_items
-from incidents.evaluation.retrieval import evaluate, search_slugs
+from incidents.evaluation.retrieval import evaluate
+from incidents.evaluation.retrieval import search_slugs
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,12 @@ from pyroaring import BitMap
 
 from incidents.evaluation.bench import queries
 from incidents.evaluation.dataset import load_items
-from incidents.models import Case, SearchTerm
-from incidents.search import TextSearch, candidates, plan, postings
+from incidents.models import Case
+from incidents.models import SearchTerm
+from incidents.search import TextSearch
+from incidents.search import candidates
+from incidents.search import plan
+from incidents.search import postings
 from incidents.search.bounds import BoundSums
 from incidents.selectors.cases import case_list
 from incidents.services.search_index import refresh_search_index

@@ -21,14 +21,25 @@ from django.db.models import Count
 from django.db.models.functions import Coalesce
 from django.test.utils import CaptureQueriesContext
 
-from incidents.facets import COMPONENT, FAILURE_FACETS
-from incidents.models import CASE_ITEM_LINKS, Case, CaseFacetLink, FacetValue, case_relation
+from incidents.facets import COMPONENT
+from incidents.facets import FAILURE_FACETS
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
+from incidents.models import case_relation
 from incidents.selectors import facet_index
 from incidents.selectors.card_items import attach_items
-from incidents.selectors.cases import case_card, case_detail_queryset, own_values
-from incidents.selectors.direct_index import DirectIndex, load_direct, top_shared
-from incidents.selectors.prefetch import MissingPrefetch, prefetched
-from incidents.selectors.related import broad_areas, similar_cases
+from incidents.selectors.cases import case_card
+from incidents.selectors.cases import case_detail_queryset
+from incidents.selectors.cases import own_values
+from incidents.selectors.direct_index import DirectIndex
+from incidents.selectors.direct_index import load_direct
+from incidents.selectors.direct_index import top_shared
+from incidents.selectors.prefetch import MissingPrefetch
+from incidents.selectors.prefetch import prefetched
+from incidents.selectors.related import broad_areas
+from incidents.selectors.related import similar_cases
 from incidents.services import refresh_implied_links
 
 pytestmark = pytest.mark.django_db

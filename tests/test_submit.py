@@ -12,7 +12,10 @@ import yaml
 from django.contrib.auth.models import Permission
 from django.test import Client
 
-from incidents.models import Case, CaseFacetLink, CostFigure, Source
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CostFigure
+from incidents.models import Source
 from incidents.services import read_library
 from tests.conftest import SMALL_LIBRARY
 from tests.fixture_schema import schema_errors

@@ -8,12 +8,17 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError
+from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from incidents.evaluation.suggestions import EvalItem, evaluate_suggestions, load_items
-from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.evaluation.suggestions import EvalItem
+from incidents.evaluation.suggestions import evaluate_suggestions
+from incidents.evaluation.suggestions import load_items
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
 from incidents.suggest import suggest_filters
 from tests.conftest import REPO_ROOT
 

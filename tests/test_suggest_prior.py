@@ -4,7 +4,9 @@ text also holds some of their own words (incidents.suggest.prior, incidents.sugg
 from __future__ import annotations
 
 from incidents.suggest import engine
-from incidents.suggest.lexicon import Document, Lexicon, ValueRecord
+from incidents.suggest.lexicon import Document
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.lexicon import ValueRecord
 from incidents.suggest.prior import CaseIndex
 
 CORRUPTION = ValueRecord(

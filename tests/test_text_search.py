@@ -11,8 +11,13 @@ import yaml
 from django.http import QueryDict
 from django.test import Client
 
-from incidents.models import Case, CaseFacetLink, FacetValue, SearchTerm
-from incidents.search import TextSearch, parse_query, search_cases
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
+from incidents.models import SearchTerm
+from incidents.search import TextSearch
+from incidents.search import parse_query
+from incidents.search import search_cases
 from incidents.selectors.cases import case_queryset
 from incidents.services.case_submission import submit_case
 from incidents.services.search_index import refresh_search_index

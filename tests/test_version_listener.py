@@ -11,7 +11,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,7 +23,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from incidents.models import LibraryState
-from incidents.selectors import library_version, version_listener
+from incidents.selectors import library_version
+from incidents.selectors import version_listener
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,8 @@ paginated like the other lists.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -16,10 +17,13 @@ from rest_framework.response import Response
 from incidents.api.cost_serializers import BreakdownListSerializer
 from incidents.api.pagination import PAGE_PARAMS
 from incidents.api.reads import LibraryRead
-from incidents.api.views import FILTER_PARAMETERS, read_responses
+from incidents.api.views import FILTER_PARAMETERS
+from incidents.api.views import read_responses
 from incidents.models import Breakdown
-from incidents.selectors.breakdown_list import UNIT_FILTERS, breakdown_queryset
-from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
+from incidents.selectors.breakdown_list import UNIT_FILTERS
+from incidents.selectors.breakdown_list import breakdown_queryset
+from incidents.selectors.parameters import FILTER_PARAMS
+from incidents.selectors.parameters import filter_problems
 
 UNIT_PARAMETERS = [
     OpenApiParameter(name, str, many=True, enum=values, description=f"Table's {name}; repeatable")

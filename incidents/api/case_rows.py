@@ -8,10 +8,12 @@ from __future__ import annotations
 import functools
 from operator import itemgetter
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
 from incidents.facets import FACETS
-from incidents.models import Case, case_period_label
+from incidents.models import Case
+from incidents.models import case_period_label
 from incidents.selectors.page_rows import SUMMARY_FIELDS
 from incidents.selectors.vocabulary import Vocabulary
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import generics, serializers
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import generics
+from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +17,9 @@ from rest_framework.views import APIView
 from incidents.api.pagination import PAGE_PARAMS
 from incidents.api.reads import LibraryRead
 from incidents.api.views import read_responses
-from incidents.selectors.checks import CatalogCheck, catalog, get_check
+from incidents.selectors.checks import CatalogCheck
+from incidents.selectors.checks import catalog
+from incidents.selectors.checks import get_check
 
 # The JSON of a check; `inline_serializer` takes its fields out of the dict it is given, so each
 # schema gets a copy.

@@ -9,8 +9,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from incidents.amounts import figure_text
-from incidents.models import Breakdown, BreakdownRow, CostFigure
-from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIGURE_FIELDS, ROW_LABEL_FIELDS
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import CostFigure
+from incidents.models.breakdowns import BREAKDOWN_FIELDS
+from incidents.models.breakdowns import ROW_FIGURE_FIELDS
+from incidents.models.breakdowns import ROW_LABEL_FIELDS
 from incidents.models.costs import COST_DETAIL_FIELDS
 from incidents.selectors.breakdowns import row_values
 

@@ -12,24 +12,30 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any
 
 from django.http import StreamingHttpResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import extend_schema
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import FILTER_PARAMETERS, filtered_cases, read_responses
+from incidents.api.views import FILTER_PARAMETERS
+from incidents.api.views import filtered_cases
+from incidents.api.views import read_responses
 from incidents.facets import FACETS
 from incidents.models import Case
 from incidents.selectors.cases import values_by_facet
-from incidents.selectors.export_rows import case_sources, export_cases
+from incidents.selectors.export_rows import case_sources
+from incidents.selectors.export_rows import export_cases
 from incidents.selectors.parameters import FILTER_PARAMS
 
 CSV_FIELDS = [

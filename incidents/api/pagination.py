@@ -8,21 +8,26 @@ silently clamped; a `page` past the last is a 404 naming it and the number of pa
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, cast
+from typing import Any
+from typing import cast
 from urllib import parse
 
 from django.core.paginator import Page
 from django.db import connections
 from django.db.models import QuerySet
 from rest_framework import pagination
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case
-from incidents.query_params import page_number, page_problem, repeated_problem
+from incidents.query_params import page_number
+from incidents.query_params import page_problem
+from incidents.query_params import repeated_problem
 from incidents.selectors import page_rows
-from incidents.selectors.facet_index import Selection, selection
+from incidents.selectors.facet_index import Selection
+from incidents.selectors.facet_index import selection
 from incidents.selectors.indexed_pages import IndexedPaginator
 
 PAGE_SIZE = 20

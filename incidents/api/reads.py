@@ -27,10 +27,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.cache import cache
-from django.http import HttpResponse, HttpResponseBase
-from django.utils.cache import get_conditional_response, patch_vary_headers
+from django.http import HttpResponse
+from django.http import HttpResponseBase
+from django.utils.cache import get_conditional_response
+from django.utils.cache import patch_vary_headers
 from django.utils.http import http_date
-from rest_framework.exceptions import MethodNotAllowed, ValidationError
+from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request

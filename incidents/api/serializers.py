@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.urls import get_script_prefix
+from django.urls import get_urlconf
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from incidents.api.cost_serializers import BreakdownSerializer, CostFigureSerializer
+from incidents.api.cost_serializers import BreakdownSerializer
+from incidents.api.cost_serializers import CostFigureSerializer
 from incidents.facets import FACETS
 from incidents.models import Case
 from incidents.selectors.cases import values_by_facet

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents.api.reads import LibraryRead
-from incidents.api.views import FILTER_PARAMETERS, object_read_responses
+from incidents.api.views import FILTER_PARAMETERS
+from incidents.api.views import object_read_responses
 from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import suggestions_for
-from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
+from incidents.selectors.parameters import FILTER_PARAMS
+from incidents.selectors.parameters import filter_problems
 from incidents.suggest import MAX_SUGGEST_CHARS
 
 

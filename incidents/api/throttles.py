@@ -18,7 +18,9 @@ from typing import Any
 from django.core.cache import caches
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
+from rest_framework.throttling import AnonRateThrottle
+from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import UserRateThrottle
 
 from incidents.config.caches import RATE_CACHE_ALIAS
 

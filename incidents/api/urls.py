@@ -1,10 +1,18 @@
 from csp.constants import UNSAFE_INLINE
 from csp.decorators import csp_update
-from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from django.urls import include
+from django.urls import path
+from django.urls import re_path
+from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from incidents.api import breakdowns, checks, exports, root, suggest, views
+from incidents.api import breakdowns
+from incidents.api import checks
+from incidents.api import exports
+from incidents.api import root
+from incidents.api import suggest
+from incidents.api import views
 from incidents.api.reads import MethodsFirst
 
 

@@ -9,43 +9,45 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
-    extend_schema,
-    inline_serializer,
-)
-from rest_framework import permissions, serializers, viewsets
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import permissions
+from rest_framework import serializers
+from rest_framework import viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from incidents.api.case_rows import summary_rows
-from incidents.api.pagination import PAGE_PARAMS, PageNumberPagination
+from incidents.api.pagination import PAGE_PARAMS
+from incidents.api.pagination import PageNumberPagination
 from incidents.api.reads import LibraryRead
 from incidents.api.renderers import PlainRows
-from incidents.api.serializers import (
-    SLUG_PLACEHOLDER,
-    CaseDetailSerializer,
-    CaseSummarySerializer,
-    FacetGroupSerializer,
-    case_link_templates,
-)
+from incidents.api.serializers import SLUG_PLACEHOLDER
+from incidents.api.serializers import CaseDetailSerializer
+from incidents.api.serializers import CaseSummarySerializer
+from incidents.api.serializers import FacetGroupSerializer
+from incidents.api.serializers import case_link_templates
 from incidents.api.writes import CaseWrites
 from incidents.facets import FACETS
-from incidents.filtersets import ORDERINGS, YEARS
-from incidents.models import Case, CaseKind, Setting
-from incidents.selectors.cases import (
-    CaseQuery,
-    attach_direct_values,
-    case_detail_queryset,
-    case_queryset,
-)
+from incidents.filtersets import ORDERINGS
+from incidents.filtersets import YEARS
+from incidents.models import Case
+from incidents.models import CaseKind
+from incidents.models import Setting
+from incidents.selectors.cases import CaseQuery
+from incidents.selectors.cases import attach_direct_values
+from incidents.selectors.cases import case_detail_queryset
+from incidents.selectors.cases import case_queryset
 from incidents.selectors.facet_counts import facet_groups
-from incidents.selectors.facet_index import current_vocabulary, selection
+from incidents.selectors.facet_index import current_vocabulary
+from incidents.selectors.facet_index import selection
 from incidents.selectors.library_version import LibraryVersion
-from incidents.selectors.parameters import FILTER_PARAMS, filter_problems
+from incidents.selectors.parameters import FILTER_PARAMS
+from incidents.selectors.parameters import filter_problems
 from incidents.selectors.vocabulary import Vocabulary
 
 ERROR_RESPONSE = inline_serializer("Error", fields={"detail": serializers.CharField()})

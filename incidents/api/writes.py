@@ -14,23 +14,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics
+from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from incidents.api.serializers import CaseDetailSerializer
-from incidents.models import Case, CaseKind, Setting
+from incidents.models import Case
+from incidents.models import CaseKind
+from incidents.models import Setting
 from incidents.selectors.cases import case_detail
 from incidents.selectors.parameters import unknown_parameters
-from incidents.services.case_import import (
-    LibraryError,
-    ProbableDuplicate,
-    SlugTaken,
-    import_case,
-    problems_by_field,
-)
+from incidents.services.case_import import LibraryError
+from incidents.services.case_import import ProbableDuplicate
+from incidents.services.case_import import SlugTaken
+from incidents.services.case_import import import_case
+from incidents.services.case_import import problems_by_field
 
 WRITE_PARAMS = ("allow_duplicate",)
 ALLOW_DUPLICATE = OpenApiParameter(

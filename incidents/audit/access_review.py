@@ -15,7 +15,8 @@ import httpx
 from .errors import ConfigError
 from .kindspec import KindSpec
 from .kubeconfig import Connection
-from .session import DEFAULT_TIMEOUT, ApiSession
+from .session import DEFAULT_TIMEOUT
+from .session import ApiSession
 
 REVIEW_PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 

@@ -12,20 +12,37 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .arguments import LIBRARY_ENV, chunk_size, library_url, seconds
-from .checks import ALL_CHECKS, REGISTRY, select
+from .arguments import LIBRARY_ENV
+from .arguments import chunk_size
+from .arguments import library_url
+from .arguments import seconds
+from .checks import ALL_CHECKS
+from .checks import REGISTRY
+from .checks import select
 from .engine import needed_kinds
-from .errors import KubegapError, UsageError
+from .errors import KubegapError
+from .errors import UsageError
 from .explain import explain_text
 from .kinds import KINDS
-from .kubeconfig import DEFAULT_TIMEOUT, PAGE_LIMIT
-from .model import SEVERITIES, Check
-from .report import EXIT_COVERAGE, EXIT_USAGE, check_to_dict, exit_code, render_json_bytes
-from .runner import AuditOptions, audit_once, collector_paused, live_snapshot, load_options_config
+from .kubeconfig import DEFAULT_TIMEOUT
+from .kubeconfig import PAGE_LIMIT
+from .model import SEVERITIES
+from .model import Check
+from .report import EXIT_COVERAGE
+from .report import EXIT_USAGE
+from .report import check_to_dict
+from .report import exit_code
+from .report import render_json_bytes
+from .runner import AuditOptions
+from .runner import audit_once
+from .runner import collector_paused
+from .runner import live_snapshot
+from .runner import load_options_config
 from .text import render_text
 
 FORMATS = ("text", "json", "sarif")

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import httpx
 
-from .errors import ApiError, ConfigError
+from .errors import ApiError
+from .errors import ConfigError
 from .k8s import Obj
-from .kinds import forbidden_path, project
+from .kinds import forbidden_path
+from .kinds import project
 from .kindspec import KindSpec
-from .kubeconfig import PAGE_LIMIT, Connection
-from .session import DEFAULT_TIMEOUT, ApiSession
+from .kubeconfig import PAGE_LIMIT
+from .kubeconfig import Connection
+from .session import DEFAULT_TIMEOUT
+from .session import ApiSession
 
 
 class Forbidden(ApiError):

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from collections.abc import Iterable
 
-from .client import ApiError, Forbidden, ReadOnlyClient
+from .client import ApiError
+from .client import Forbidden
+from .client import ReadOnlyClient
 from .compact import Sharer
 from .errors import ConfigError
 from .kinds import KINDS
-from .snapshot import Coverage, Snapshot, now_iso
+from .snapshot import Coverage
+from .snapshot import Snapshot
+from .snapshot import now_iso
 
 
 def collect(

@@ -21,13 +21,17 @@ reason, never dropped. A malformed file is a usage error naming the key.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .k8s import Obj, selector_matches
-from .model import Check, Exemption, Resource
+from .k8s import Obj
+from .k8s import selector_matches
+from .model import Check
+from .model import Exemption
+from .model import Resource
 from .yamlfile import read_yaml
 
 EXEMPT_ANNOTATION = "kubegap.io/exempt"

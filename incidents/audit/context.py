@@ -7,16 +7,23 @@ each workload kind means lives in its adapter (:mod:`.workloads`).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from .k8s import Obj, api_group, is_gpu_node, parse_time, spec_gpus
+from .k8s import Obj
+from .k8s import api_group
+from .k8s import is_gpu_node
+from .k8s import parse_time
+from .k8s import spec_gpus
 from .kinds import KINDS
 from .model import Resource
 from .snapshot import Snapshot
 from .workloads.base import UNREADABLE
-from .workloads.index import Malformed, Workload, WorkloadIndex
+from .workloads.index import Malformed
+from .workloads.index import Workload
+from .workloads.index import WorkloadIndex
 
 
 def ref(key: str, obj: Obj, version: str | None = None) -> Resource:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 
 from .config import AuditConfig
 from .context import Context
 from .kinds import KINDS
-from .model import CLUSTER, Check, Evidence, Finding, Resource, Result
-from .snapshot import Coverage, Snapshot
-from .workloads.base import UNREADABLE, UNREADABLE_FIELD
+from .model import CLUSTER
+from .model import Check
+from .model import Evidence
+from .model import Finding
+from .model import Resource
+from .model import Result
+from .snapshot import Coverage
+from .snapshot import Snapshot
+from .workloads.base import UNREADABLE
+from .workloads.base import UNREADABLE_FIELD
 
 _READ_ERRORS = (KeyError, TypeError, ValueError, AttributeError)
 _READABLE = "the fields checks read, with the types the Kubernetes API gives them"

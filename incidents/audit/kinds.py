@@ -11,12 +11,18 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .k8s import Obj, api_group
-from .kindspec import KindSpec, kind_spec
-from .projection import cluster, config
-from .projection.core import Malformed, check_shape, metadata
+from .k8s import Obj
+from .k8s import api_group
+from .kindspec import KindSpec
+from .kindspec import kind_spec
+from .projection import cluster
+from .projection import config
+from .projection.core import Malformed
+from .projection.core import check_shape
+from .projection.core import metadata
 from .workloads import ADAPTERS
-from .workloads.base import UNREADABLE, UNREADABLE_FIELD
+from .workloads.base import UNREADABLE
+from .workloads.base import UNREADABLE_FIELD
 
 # Warning events only, and a bounded number of them: events are the largest kind in a busy
 # cluster, and checks read only the recent ones.

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import base64
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from .credentials import Credentials, ExecCredentials, TokenFile
+from .credentials import Credentials
+from .credentials import ExecCredentials
+from .credentials import TokenFile
 from .errors import ConfigError
 from .yamlfile import read_yaml
 

@@ -24,12 +24,18 @@ from typing import Any
 import httpx
 from mcp.server import MCPServer
 
-from .cases import CASES, case_url, cited_cases
-from .checks import ALL_CHECKS, REGISTRY
+from .cases import CASES
+from .cases import case_url
+from .cases import cited_cases
+from .checks import ALL_CHECKS
+from .checks import REGISTRY
 from .errors import KubegapError
 from .model import SEVERITY_RANK
-from .report import check_to_dict, summary
-from .runner import AuditOptions, audit_once, collector_paused
+from .report import check_to_dict
+from .report import summary
+from .runner import AuditOptions
+from .runner import audit_once
+from .runner import collector_paused
 
 MAX_TOP = 100
 ALLOWED_KUBECONFIGS_ENV = "KUBEGAP_MCP_KUBECONFIGS"

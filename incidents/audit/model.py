@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import fields
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
 
 if TYPE_CHECKING:
     from .context import Context

@@ -15,7 +15,11 @@ from .cases import cited_cases
 from .engine import AuditResult
 from .jsonio import dumps
 from .kinds import KINDS
-from .model import SEVERITIES, SEVERITY_RANK, STATUSES, Check, Finding
+from .model import SEVERITIES
+from .model import SEVERITY_RANK
+from .model import STATUSES
+from .model import Check
+from .model import Finding
 
 SCHEMA = "kubegap-report"
 SCHEMA_VERSION = "3.1"

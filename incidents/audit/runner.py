@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .checks import REGISTRY, select
-from .config import AuditConfig, load_config
-from .engine import AuditResult, needed_kinds, run_checks
-from .kubeconfig import DEFAULT_TIMEOUT, PAGE_LIMIT
+from .checks import REGISTRY
+from .checks import select
+from .config import AuditConfig
+from .config import load_config
+from .engine import AuditResult
+from .engine import needed_kinds
+from .engine import run_checks
+from .kubeconfig import DEFAULT_TIMEOUT
+from .kubeconfig import PAGE_LIMIT
 from .model import Check
 from .snapshot import Snapshot
 

@@ -16,14 +16,16 @@ import ssl
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import httpx
 
 from . import __version__
 from .errors import ConfigError
-from .kubeconfig import DEFAULT_TIMEOUT, Connection
+from .kubeconfig import DEFAULT_TIMEOUT
+from .kubeconfig import Connection
 
 USER_AGENT = f"kubegap/{__version__} (read-only audit)"
 CONNECT_TIMEOUT = 10.0

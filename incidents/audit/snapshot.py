@@ -14,18 +14,27 @@ import gzip
 import os
 import zlib
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO
+from typing import Any
+from typing import Literal
 
 import yaml
 
 from .compact import Sharer
 from .errors import SnapshotError
-from .jsonio import dumps, loads
+from .jsonio import dumps
+from .jsonio import loads
 from .k8s import Obj
-from .kinds import KINDS, checked, project, spec_for_object
+from .kinds import KINDS
+from .kinds import checked
+from .kinds import project
+from .kinds import spec_for_object
 from .projection import PROJECTION_VERSION
 
 # libyaml's safe loader where PyYAML has it (several times faster on a large snapshot); the zipapp

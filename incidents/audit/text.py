@@ -11,8 +11,10 @@ from typing import Any
 from . import __version__
 from .cases import cited_cases
 from .engine import AuditResult
-from .model import SEVERITY_RANK, Finding
-from .report import check_status, summary
+from .model import SEVERITY_RANK
+from .model import Finding
+from .report import check_status
+from .report import summary
 from .wording import counted
 
 FINDINGS_SHOWN = 10

@@ -20,7 +20,9 @@ from typing import Any
 
 from django.core.cache.backends.db import DatabaseCache
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections, router, transaction
+from django.db import connections
+from django.db import router
+from django.db import transaction
 from django.utils.timezone import now as tz_now
 
 RATE_CACHE_ALIAS = "api_rates"

@@ -20,10 +20,12 @@ from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
-from csp.constants import NONE, SELF
+from csp.constants import NONE
+from csp.constants import SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from incidents.config.caches import RATE_CACHE_ALIAS, rate_cache
+from incidents.config.caches import RATE_CACHE_ALIAS
+from incidents.config.caches import rate_cache
 
 # Lets admin and querysets be subscripted at run time, as django-stubs types them.
 django_stubs_ext.monkeypatch()

@@ -19,7 +19,8 @@ def warm() -> None:
     import networkx  # noqa: F401  (incidents.graph.projection imports it per call)
     from django.urls import get_resolver
 
-    from incidents.suggest.words import stem, zipf
+    from incidents.suggest.words import stem
+    from incidents.suggest.words import zipf
     from incidents.views.whole_pages import build_digest
 
     get_resolver().url_patterns  # noqa: B018  (imports ROOT_URLCONF and all it names)

@@ -13,21 +13,27 @@ import os
 import random
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
+from django.db import transaction
 
 from incidents.evaluation.dataset import load_items
 from incidents.evaluation.search import Latencies
-from incidents.models import Case, CaseFacetLink, FacetValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
 from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.selectors import facet_index
-from incidents.selectors.cases import case_list, case_queryset
+from incidents.selectors.cases import case_list
+from incidents.selectors.cases import case_queryset
 from incidents.selectors.indexed_pages import paginator
 from incidents.services.facet_links import refresh_implied_links
 from incidents.services.library_files import read_library

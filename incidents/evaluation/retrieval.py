@@ -10,11 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from incidents.evaluation.dataset import EvalItem
-from incidents.evaluation.search import SearchFigures, evaluate_search, substring_matches
-from incidents.evaluation.suggestions import SuggestionFigures, evaluate_suggestions
-from incidents.search.terms import stem, stems
+from incidents.evaluation.search import SearchFigures
+from incidents.evaluation.search import evaluate_search
+from incidents.evaluation.search import substring_matches
+from incidents.evaluation.suggestions import SuggestionFigures
+from incidents.evaluation.suggestions import evaluate_suggestions
+from incidents.search.terms import stem
+from incidents.search.terms import stems
 from incidents.selectors.cases import case_queryset
-from incidents.services.search_index import search_documents, value_words
+from incidents.services.search_index import search_documents
+from incidents.services.search_index import value_words
 from incidents.suggest import suggest_filters
 
 # One-word searches that substring matching got wrong (issue 8): "tpu" in "output", "rack" in

@@ -10,16 +10,18 @@ The selector (incidents.selectors.graph) reads the links and the labels; the pre
 (incidents.presenters.graph_page) lays the picture out and links nodes to pages.
 """
 
-from incidents.graph.kinds import (
-    NODE_KINDS,
-    NODE_PLURALS,
-    BadNodeRef,
-    NodeKey,
-    NodeRef,
-    parse_node_ref,
-)
-from incidents.graph.links import CaseLinks, ValueTree
-from incidents.graph.picture import Picture, PictureColumn, PictureEdge, PictureNode
+from incidents.graph.kinds import NODE_KINDS
+from incidents.graph.kinds import NODE_PLURALS
+from incidents.graph.kinds import BadNodeRef
+from incidents.graph.kinds import NodeKey
+from incidents.graph.kinds import NodeRef
+from incidents.graph.kinds import parse_node_ref
+from incidents.graph.links import CaseLinks
+from incidents.graph.links import ValueTree
+from incidents.graph.picture import Picture
+from incidents.graph.picture import PictureColumn
+from incidents.graph.picture import PictureEdge
+from incidents.graph.picture import PictureNode
 
 __all__ = [
     "NODE_KINDS",

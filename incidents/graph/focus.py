@@ -15,13 +15,25 @@ values), so that a ranking names specific causes.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
+from collections.abc import Sequence
 
 from incidents.facets import BY_FACET
-from incidents.graph.kinds import CASE, LESSON, NODE_PLURALS, REMEDIATION, NodeKey
-from incidents.graph.links import CaseLinks, ValueTree
-from incidents.graph.overview import COMPONENT, CONTRIBUTING, ROOT_CAUSE, SYMPTOM
-from incidents.graph.picture import Picture, PictureColumn, PictureEdge, PictureNode
+from incidents.graph.kinds import CASE
+from incidents.graph.kinds import LESSON
+from incidents.graph.kinds import NODE_PLURALS
+from incidents.graph.kinds import REMEDIATION
+from incidents.graph.kinds import NodeKey
+from incidents.graph.links import CaseLinks
+from incidents.graph.links import ValueTree
+from incidents.graph.overview import COMPONENT
+from incidents.graph.overview import CONTRIBUTING
+from incidents.graph.overview import ROOT_CAUSE
+from incidents.graph.overview import SYMPTOM
+from incidents.graph.picture import Picture
+from incidents.graph.picture import PictureColumn
+from incidents.graph.picture import PictureEdge
+from incidents.graph.picture import PictureNode
 
 PER_COLUMN = 15
 CAUSES = (ROOT_CAUSE, CONTRIBUTING)

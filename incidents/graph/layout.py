@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from incidents.graph.kinds import NodeKey
-from incidents.graph.picture import Picture, PictureEdge
+from incidents.graph.picture import Picture
+from incidents.graph.picture import PictureEdge
 
 WIDTH = 1160
 FONT_PX = 12

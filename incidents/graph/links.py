@@ -6,9 +6,12 @@ views are computed from it in Python, and labels are read afterwards for the nod
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections import Counter
+from collections import defaultdict
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 
 from incidents.graph.kinds import NodeKey
 

@@ -10,15 +10,24 @@ focusing on a node.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from incidents.facets import BY_FACET
-from incidents.graph.kinds import LESSON, NODE_PLURALS, REMEDIATION, NodeKey
-from incidents.graph.links import CaseLinks, ValueTree
-from incidents.graph.picture import Picture, PictureColumn, PictureEdge, PictureNode
-from incidents.graph.projection import bridging, weighted_projection
+from incidents.graph.kinds import LESSON
+from incidents.graph.kinds import NODE_PLURALS
+from incidents.graph.kinds import REMEDIATION
+from incidents.graph.kinds import NodeKey
+from incidents.graph.links import CaseLinks
+from incidents.graph.links import ValueTree
+from incidents.graph.picture import Picture
+from incidents.graph.picture import PictureColumn
+from incidents.graph.picture import PictureEdge
+from incidents.graph.picture import PictureNode
+from incidents.graph.projection import bridging
+from incidents.graph.projection import weighted_projection
 
 if TYPE_CHECKING:  # networkx is imported where a projection is built (incidents.graph.projection)
     import networkx as nx

@@ -13,7 +13,8 @@ command, every worker) does not pay its 0.1 s; production warms it (incidents.co
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
+from collections.abc import Iterable
 from itertools import combinations
 from typing import TYPE_CHECKING
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from django.db import models
 
-from incidents.models.costs import Bound, Confirmation
-from incidents.models.library import Case, CasePart, FacetValue
+from incidents.models.costs import Bound
+from incidents.models.costs import Confirmation
+from incidents.models.library import Case
+from incidents.models.library import CasePart
+from incidents.models.library import FacetValue
 
 
 class CountUnit(models.TextChoices):

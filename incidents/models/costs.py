@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from django.db import models
 
-from incidents.models.library import Case, CasePart
+from incidents.models.library import Case
+from incidents.models.library import CasePart
 
 
 class CostKind(models.TextChoices):

@@ -9,8 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from incidents.amounts import amount, bounded, percent
-from incidents.models import Breakdown, BreakdownRow, Confirmation, CostUnit, CountUnit
+from incidents.amounts import amount
+from incidents.amounts import bounded
+from incidents.amounts import percent
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import Confirmation
+from incidents.models import CostUnit
+from incidents.models import CountUnit
 from incidents.selectors.prefetch import prefetched
 
 # A printed share and the share its count gives may differ by rounding; more than this is a

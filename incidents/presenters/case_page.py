@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from incidents.facets import FACETS, FacetSpec
-from incidents.models import Case, FacetValue, Source
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
+from incidents.models import Case
+from incidents.models import FacetValue
+from incidents.models import Source
 from incidents.presenters.breakdown_tables import table_view
 from incidents.presenters.query_state import QueryState
 from incidents.selectors.cases import values_by_facet

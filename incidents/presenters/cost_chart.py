@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from incidents.amounts import amount, percent, signed
+from incidents.amounts import amount
+from incidents.amounts import percent
+from incidents.amounts import signed
 from incidents.selectors.cost import KindCosts
 from incidents.selectors.cost_lesson import ShareTable
 

@@ -7,12 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from incidents.amounts import bounded, percent
+from incidents.amounts import bounded
+from incidents.amounts import percent
 from incidents.models import CostKind
 from incidents.presenters import cost_chart
 from incidents.presenters.query_state import QueryState
-from incidents.selectors.cost import CostView, KindCosts
-from incidents.selectors.cost_lesson import POOLING_RULE, Callout, ShareTable
+from incidents.selectors.cost import CostView
+from incidents.selectors.cost import KindCosts
+from incidents.selectors.cost_lesson import POOLING_RULE
+from incidents.selectors.cost_lesson import Callout
+from incidents.selectors.cost_lesson import ShareTable
 
 VIEW = "incidents:cost"
 # What each kind is for, said above its chart.

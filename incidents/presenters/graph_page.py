@@ -16,20 +16,23 @@ from django.urls import reverse
 
 from incidents.facets import BY_FACET
 from incidents.graph import layout as graph_layout
-from incidents.graph.kinds import (
-    CASE,
-    LESSON,
-    NODE_KINDS,
-    NODE_PLURALS,
-    REMEDIATION,
-    NodeKey,
-    short_label,
-)
-from incidents.graph.overview import DEFAULT_KINDS, SHOWABLE_KINDS
+from incidents.graph.kinds import CASE
+from incidents.graph.kinds import LESSON
+from incidents.graph.kinds import NODE_KINDS
+from incidents.graph.kinds import NODE_PLURALS
+from incidents.graph.kinds import REMEDIATION
+from incidents.graph.kinds import NodeKey
+from incidents.graph.kinds import short_label
+from incidents.graph.overview import DEFAULT_KINDS
+from incidents.graph.overview import SHOWABLE_KINDS
 from incidents.presenters.library_page import facet_trees
-from incidents.presenters.query_state import Chip, QueryState, value_link
-from incidents.selectors.graph import LISTED_CASES, GraphView
-from incidents.selectors.parameters import filter_problems, messages
+from incidents.presenters.query_state import Chip
+from incidents.presenters.query_state import QueryState
+from incidents.presenters.query_state import value_link
+from incidents.selectors.graph import LISTED_CASES
+from incidents.selectors.graph import GraphView
+from incidents.selectors.parameters import filter_problems
+from incidents.selectors.parameters import messages
 
 FOCUS, FROM, EXPAND, SHOW = "focus", "from", "expand", "show"
 PANEL_BUDGET = 24

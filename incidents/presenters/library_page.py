@@ -5,20 +5,29 @@ case rows, pagination, messages. No queries here; every link comes from the page
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from django.core.paginator import Page
 from django.http import QueryDict
 
 from incidents import facets
-from incidents.facets import FACETS, FacetSpec
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
 from incidents.filtersets import ORDERINGS
-from incidents.models import Case, FacetValue
-from incidents.presenters.query_state import Chip, QueryState
-from incidents.selectors.cases import CaseListResult, SearchSummary, values_by_facet
-from incidents.selectors.facet_counts import CountedSuggestion, FacetCount, FacetGroup
-from incidents.selectors.parameters import filter_problems, messages
+from incidents.models import Case
+from incidents.models import FacetValue
+from incidents.presenters.query_state import Chip
+from incidents.presenters.query_state import QueryState
+from incidents.selectors.cases import CaseListResult
+from incidents.selectors.cases import SearchSummary
+from incidents.selectors.cases import values_by_facet
+from incidents.selectors.facet_counts import CountedSuggestion
+from incidents.selectors.facet_counts import FacetCount
+from incidents.selectors.facet_counts import FacetGroup
+from incidents.selectors.parameters import filter_problems
+from incidents.selectors.parameters import messages
 from incidents.selectors.vocabulary import Vocabulary
 from incidents.suggest import Suggestion
 

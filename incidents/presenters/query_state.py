@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -24,7 +25,9 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from incidents import facets
-from incidents.filtersets import FIELD_FILTERS, CaseFilterSet, field_value_label
+from incidents.filtersets import FIELD_FILTERS
+from incidents.filtersets import CaseFilterSet
+from incidents.filtersets import field_value_label
 from incidents.models import FacetValue
 
 # The sentence the remaining suggestions come from, once `q` was turned into filters.

@@ -14,10 +14,12 @@ from collections.abc import Iterable
 
 from django.db.models import QuerySet
 
-from incidents.models import Case, FacetValue
+from incidents.models import Case
+from incidents.models import FacetValue
 from incidents.search.correct import Correction
 from incidents.search.plan import TextSearch
-from incidents.search.query import ParsedQuery, parse_query
+from incidents.search.query import ParsedQuery
+from incidents.search.query import parse_query
 
 __all__ = ["Correction", "ParsedQuery", "TextSearch", "parse_query", "search_cases"]
 

@@ -20,7 +20,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, FloatField, Func, Value
+from django.db.models import F
+from django.db.models import FloatField
+from django.db.models import Func
+from django.db.models import Value
 from django.db.models.expressions import Combinable
 
 from incidents.search.query import Term

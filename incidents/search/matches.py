@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from django.db import connection
 from pyroaring import BitMap
 
-from incidents.models import SearchIndex, SearchTerm
+from incidents.models import SearchIndex
+from incidents.models import SearchTerm
 from incidents.models.search import SEARCH_INDEX_TABLE
-from incidents.search import backend, postings
+from incidents.search import backend
+from incidents.search import postings
 from incidents.search.query import Term
 
 # No query lists more case ids than this: top() gives up (None: rank the queryset), and phrases

@@ -24,20 +24,34 @@ values the text names, and then:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import F, FloatField, QuerySet, Value
+from django.db.models import F
+from django.db.models import FloatField
+from django.db.models import QuerySet
+from django.db.models import Value
 from pyroaring import BitMap
 
 from incidents.bm25 import bm25_idf
-from incidents.models import Case, FacetValue, SearchIndex, SearchTerm
+from incidents.models import Case
+from incidents.models import FacetValue
+from incidents.models import SearchIndex
+from incidents.models import SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
-from incidents.search import backend, candidates
-from incidents.search.correct import Correction, correct
+from incidents.search import backend
+from incidents.search import candidates
+from incidents.search.correct import Correction
+from incidents.search.correct import correct
 from incidents.search.matches import CaseSets
-from incidents.search.query import Clause, ParsedQuery, Term, parse_query, text_without
-from incidents.suggest import Suggestion, suggest_filters
+from incidents.search.query import Clause
+from incidents.search.query import ParsedQuery
+from incidents.search.query import Term
+from incidents.search.query import parse_query
+from incidents.search.query import text_without
+from incidents.suggest import Suggestion
+from incidents.suggest import suggest_filters
 
 # Words of a query matched and ranked, at most: the rarest are kept (a pasted paragraph).
 MAX_MATCH_CLAUSES = 12

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from incidents.search.terms import STOP_WORDS, split_words, stem
+from incidents.search.terms import STOP_WORDS
+from incidents.search.terms import split_words
+from incidents.search.terms import stem
 
 # Characters of a query read, at most (a pasted postmortem is not a query).
 MAX_QUERY_CHARS = 2_000

@@ -8,9 +8,13 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from incidents.models import Breakdown, CostUnit, CountUnit
+from incidents.models import Breakdown
+from incidents.models import CostUnit
+from incidents.models import CountUnit
 from incidents.selectors.breakdowns import breakdowns_of
-from incidents.selectors.cases import CaseQuery, Params, case_queryset
+from incidents.selectors.cases import CaseQuery
+from incidents.selectors.cases import Params
+from incidents.selectors.cases import case_queryset
 
 # The list's own parameters, with the values each may take (repeatable; any of them matches).
 UNIT_FILTERS: dict[str, list[str]] = {

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
+from django.db.models import QuerySet
 
-from incidents.models import Breakdown, BreakdownRow, BreakdownRowValue
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import BreakdownRowValue
 from incidents.selectors.prefetch import prefetched
 
 

@@ -7,14 +7,23 @@ value are found through the one CaseFilterSet, as on the library page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
-from django.core.paginator import Page, Paginator
-from django.db.models import Count, QuerySet
+from django.core.paginator import Page
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.db.models import QuerySet
 
-from incidents.facets import FACETS, FacetSpec
-from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
-from incidents.selectors.cases import case_queryset, read_requested_page, with_facet_values
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetAlias
+from incidents.models import FacetValue
+from incidents.selectors.cases import case_queryset
+from incidents.selectors.cases import read_requested_page
+from incidents.selectors.cases import with_facet_values
 from incidents.selectors.facet_counts import value_counts
 from incidents.selectors.vocabulary import Vocabulary
 

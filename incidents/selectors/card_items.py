@@ -18,7 +18,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.db.models import Model
 
-from incidents.models import CASE_ITEM_LINKS, Case, case_relation, item_model
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import case_relation
+from incidents.models import item_model
 from incidents.models.library import ItemLinkModel
 
 

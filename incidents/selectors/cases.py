@@ -12,28 +12,32 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from django.core.paginator import Page, Paginator
-from django.db.models import Prefetch, QuerySet, prefetch_related_objects
+from django.core.paginator import Page
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.db.models import QuerySet
+from django.db.models import prefetch_related_objects
 
 from incidents.facets import FACETS
 from incidents.filtersets import CaseFilterSet
-from incidents.models import (
-    CASE_ITEM_LINKS,
-    Case,
-    CaseFacetLink,
-    CostFigure,
-    FacetValue,
-    KeyFigure,
-    Source,
-    case_relation,
-)
-from incidents.query_params import page_number, page_problem
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CostFigure
+from incidents.models import FacetValue
+from incidents.models import KeyFigure
+from incidents.models import Source
+from incidents.models import case_relation
+from incidents.query_params import page_number
+from incidents.query_params import page_problem
 from incidents.search import Correction
 from incidents.selectors.breakdowns import breakdowns_prefetch
 from incidents.selectors.card_items import attach_items
 from incidents.selectors.direct_index import DirectIndex
-from incidents.selectors.facet_counts import FacetGroup, facet_groups
-from incidents.selectors.facet_index import current_vocabulary, selection
+from incidents.selectors.facet_counts import FacetGroup
+from incidents.selectors.facet_counts import facet_groups
+from incidents.selectors.facet_index import current_vocabulary
+from incidents.selectors.facet_index import selection
 from incidents.selectors.indexed_pages import paginator
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.prefetch import prefetched

@@ -14,15 +14,23 @@ whatever the number of cases.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from django.db.models import QuerySet
 
-from incidents.models import KIND_UNITS, Case, CostFigure, CostKind, Source
+from incidents.models import KIND_UNITS
+from incidents.models import Case
+from incidents.models import CostFigure
+from incidents.models import CostKind
+from incidents.models import Source
 from incidents.selectors.breakdowns import breakdowns_of
-from incidents.selectors.cases import CaseQuery, Params, case_queryset
-from incidents.selectors.cost_lesson import Lesson, lesson
+from incidents.selectors.cases import CaseQuery
+from incidents.selectors.cases import Params
+from incidents.selectors.cases import case_queryset
+from incidents.selectors.cost_lesson import Lesson
+from incidents.selectors.cost_lesson import lesson
 
 
 @dataclass(frozen=True)

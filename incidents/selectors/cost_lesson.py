@@ -15,15 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from incidents.facets import BY_FACET
-from incidents.models import (
-    SHARE_COST_UNITS,
-    Breakdown,
-    BreakdownRow,
-    Confirmation,
-    CostUnit,
-    CountUnit,
-    FacetValue,
-)
+from incidents.models import SHARE_COST_UNITS
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import Confirmation
+from incidents.models import CostUnit
+from incidents.models import CountUnit
+from incidents.models import FacetValue
 from incidents.selectors.breakdowns import row_values
 from incidents.selectors.prefetch import prefetched
 

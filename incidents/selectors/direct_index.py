@@ -21,10 +21,13 @@ from dataclasses import dataclass
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connections
-from pyroaring import BitMap, FrozenBitMap
+from pyroaring import BitMap
+from pyroaring import FrozenBitMap
 
-from incidents.models import CaseFacetLink, FacetValue
-from incidents.selectors.facet_index import FacetIndex, current_index
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
+from incidents.selectors.facet_index import FacetIndex
+from incidents.selectors.facet_index import current_index
 from incidents.selectors.library_version import LibraryVersion
 
 _EMPTY = FrozenBitMap()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
+from django.db.models import QuerySet
 
-from incidents.models import Case, Source
+from incidents.models import Case
+from incidents.models import Source
 from incidents.selectors.cases import with_facet_values
 from incidents.selectors.prefetch import prefetched
 

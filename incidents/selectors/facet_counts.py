@@ -16,15 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count
+from django.db.models import QuerySet
 
 from incidents import facets
-from incidents.facets import FACETS, FacetSpec
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
 from incidents.filtersets import CaseFilterSet
-from incidents.models import CaseFacetLink, FacetValue
-from incidents.selectors.facet_index import Selection, selection
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
+from incidents.selectors.facet_index import Selection
+from incidents.selectors.facet_index import selection
 from incidents.selectors.vocabulary import Vocabulary
-from incidents.suggest import Suggestion, suggest_filters
+from incidents.suggest import Suggestion
+from incidents.suggest import suggest_filters
 
 # Counts of one facet's values: (facet, filter names left out) -> {value id: cases}.
 Counter = Callable[[FacetSpec, tuple[str, ...]], dict[int, int]]

@@ -24,12 +24,16 @@ from dataclasses import dataclass
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db import connections
-from pyroaring import BitMap, FrozenBitMap
+from pyroaring import BitMap
+from pyroaring import FrozenBitMap
 
-from incidents.facets import FACETS, FacetSpec
+from incidents.facets import FACETS
+from incidents.facets import FacetSpec
 from incidents.filtersets import CaseFilterSet
-from incidents.models import Case, CaseFacetLink
-from incidents.selectors import library_version, page_cache
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.selectors import library_version
+from incidents.selectors import page_cache
 from incidents.selectors.library_version import LibraryVersion
 from incidents.selectors.vocabulary import Vocabulary
 

@@ -9,19 +9,37 @@ filter the graph, they do not make two failures alike). Links to pages are the p
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from django.db.models import Q
 
 from incidents.facets import FAILURE_FACETS
 from incidents.graph import focus as focus_views
-from incidents.graph.kinds import CASE, LESSON, REMEDIATION, VALUE_KINDS, NodeKey, NodeRef
-from incidents.graph.links import CaseLinks, ValueTree
-from incidents.graph.overview import DEFAULT_BUDGET, DEFAULT_KINDS, OverviewTables, overview
+from incidents.graph.kinds import CASE
+from incidents.graph.kinds import LESSON
+from incidents.graph.kinds import REMEDIATION
+from incidents.graph.kinds import VALUE_KINDS
+from incidents.graph.kinds import NodeKey
+from incidents.graph.kinds import NodeRef
+from incidents.graph.links import CaseLinks
+from incidents.graph.links import ValueTree
+from incidents.graph.overview import DEFAULT_BUDGET
+from incidents.graph.overview import DEFAULT_KINDS
+from incidents.graph.overview import OverviewTables
+from incidents.graph.overview import overview
 from incidents.graph.picture import Picture
-from incidents.models import Case, CaseFacetLink, CaseLesson, CaseRemediation, Lesson, Remediation
-from incidents.selectors.cases import CaseQuery, Params, case_queryset
-from incidents.selectors.facet_counts import FacetGroup, facet_groups
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CaseLesson
+from incidents.models import CaseRemediation
+from incidents.models import Lesson
+from incidents.models import Remediation
+from incidents.selectors.cases import CaseQuery
+from incidents.selectors.cases import Params
+from incidents.selectors.cases import case_queryset
+from incidents.selectors.facet_counts import FacetGroup
+from incidents.selectors.facet_counts import facet_groups
 from incidents.selectors.vocabulary import Vocabulary
 
 # SQLite takes 32,766 parameters in a query, PostgreSQL 65,535: a list of case ids up to this.

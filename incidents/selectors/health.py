@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connections
+from django.db import DEFAULT_DB_ALIAS
+from django.db import DatabaseError
+from django.db import InterfaceError
+from django.db import OperationalError
+from django.db import connections
 from django.db.migrations.executor import MigrationExecutor
 
 # Errors that mean "the database cannot be reached now" rather than a bug: answered with a 503.

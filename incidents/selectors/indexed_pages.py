@@ -4,15 +4,19 @@ gives (`facet_index.Selection`): no COUNT(*), and no sort of every match for a p
 from __future__ import annotations
 
 from django.contrib.postgres.aggregates import ArrayAgg
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
+from django.core.paginator import Paginator
 from django.db import connections
-from django.db.models import Q, QuerySet, prefetch_related_objects
+from django.db.models import Q
+from django.db.models import QuerySet
+from django.db.models import prefetch_related_objects
 from django.utils.functional import cached_property
 
 from incidents.filtersets import CaseFilterSet
 from incidents.models import Case
 from incidents.selectors import page_rows
-from incidents.selectors.facet_index import Selection, selection
+from incidents.selectors.facet_index import Selection
+from incidents.selectors.facet_index import selection
 
 
 class IndexedPaginator(Paginator[Case]):

@@ -17,7 +17,8 @@ from functools import cache
 
 from django.db import connections
 
-from incidents.models import Case, CaseFacetLink
+from incidents.models import Case
+from incidents.models import CaseFacetLink
 
 
 @cache

@@ -16,15 +16,22 @@ Pure functions over what the FilterSet and the vocabulary already hold: no queri
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
+from rapidfuzz import process
 
-from incidents.facets import BY_PARAM, FACETS
-from incidents.filter_input import is_phrased, quoted
-from incidents.filtersets import ORDERINGS, YEARS, CaseFilterSet
-from incidents.models import CaseKind, Setting
+from incidents.facets import BY_PARAM
+from incidents.facets import FACETS
+from incidents.filter_input import is_phrased
+from incidents.filter_input import quoted
+from incidents.filtersets import ORDERINGS
+from incidents.filtersets import YEARS
+from incidents.filtersets import CaseFilterSet
+from incidents.models import CaseKind
+from incidents.models import Setting
 from incidents.selectors.vocabulary import Vocabulary
 
 # Every query parameter of the one FilterSet (q, facets and their not_, kind, setting, years,

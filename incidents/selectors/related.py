@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from incidents.facets import COMPONENT, FACETS, FAILURE_FACETS, FacetSpec
-from incidents.models import Case, FacetValue
+from incidents.facets import COMPONENT
+from incidents.facets import FACETS
+from incidents.facets import FAILURE_FACETS
+from incidents.facets import FacetSpec
+from incidents.models import Case
+from incidents.models import FacetValue
 from incidents.selectors.cases import own_values
-from incidents.selectors.direct_index import DirectIndex, top_shared
+from incidents.selectors.direct_index import DirectIndex
+from incidents.selectors.direct_index import top_shared
 from incidents.selectors.vocabulary import Vocabulary
 
 _FAILURE = {spec.facet for spec in FAILURE_FACETS}

@@ -31,7 +31,8 @@ import os
 import select
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import psycopg
 

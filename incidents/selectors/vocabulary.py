@@ -6,7 +6,8 @@ Loaded with one query; selectors pass it along so that a page reads the vocabula
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from incidents.models import FacetValue
 

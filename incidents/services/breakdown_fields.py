@@ -10,14 +10,24 @@ exist is checked against the database when the library is loaded (`library_load`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from incidents.facets import FACETS
-from incidents.models import SHARE_COST_UNITS, Bound, CostUnit, CountUnit
-from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
-from incidents.services.cost_fields import flag, optional_choice, share, status_and_note
-from incidents.services.field_lists import ListOf, case_file_keys
-from incidents.services.library_entries import BreakdownEntry, BreakdownRowEntry
+from incidents.models import SHARE_COST_UNITS
+from incidents.models import Bound
+from incidents.models import CostUnit
+from incidents.models import CountUnit
+from incidents.models.breakdowns import BREAKDOWN_FIELDS
+from incidents.models.breakdowns import ROW_FIELDS
+from incidents.services.cost_fields import flag
+from incidents.services.cost_fields import optional_choice
+from incidents.services.cost_fields import share
+from incidents.services.cost_fields import status_and_note
+from incidents.services.field_lists import ListOf
+from incidents.services.field_lists import case_file_keys
+from incidents.services.library_entries import BreakdownEntry
+from incidents.services.library_entries import BreakdownRowEntry
 
 if TYPE_CHECKING:
     from incidents.services.case_fields import FieldReader

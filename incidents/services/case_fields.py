@@ -11,23 +11,27 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from incidents.facets import FACETS, ORGANISATION
-from incidents.models import CaseKind, DatePrecision, Setting, SourceKind
+from incidents.facets import FACETS
+from incidents.facets import ORGANISATION
+from incidents.models import CaseKind
+from incidents.models import DatePrecision
+from incidents.models import Setting
+from incidents.models import SourceKind
 from incidents.services.breakdown_fields import read_breakdowns
-from incidents.services.cost_fields import LEGACY_COST_KEY, read_costs
-from incidents.services.field_lists import ListOf, list_items
-from incidents.services.library_entries import (
-    CASE_KEYS,
-    SHARED_KINDS,
-    SLUG_RE,
-    CaseEntry,
-    FigureEntry,
-    ItemRef,
-    LibraryError,
-    PeriodPoint,
-    Problem,
-    SourceEntry,
-)
+from incidents.services.cost_fields import LEGACY_COST_KEY
+from incidents.services.cost_fields import read_costs
+from incidents.services.field_lists import ListOf
+from incidents.services.field_lists import list_items
+from incidents.services.library_entries import CASE_KEYS
+from incidents.services.library_entries import SHARED_KINDS
+from incidents.services.library_entries import SLUG_RE
+from incidents.services.library_entries import CaseEntry
+from incidents.services.library_entries import FigureEntry
+from incidents.services.library_entries import ItemRef
+from incidents.services.library_entries import LibraryError
+from incidents.services.library_entries import PeriodPoint
+from incidents.services.library_entries import Problem
+from incidents.services.library_entries import SourceEntry
 
 _url_validator = URLValidator(schemes=["http", "https"])
 # The columns' lengths (incidents/models), enforced here so that both databases refuse alike.

@@ -12,11 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
+from django.db import transaction
 
-from incidents.models import Case, Source, SourceKind
+from incidents.models import Case
+from incidents.models import Source
+from incidents.models import SourceKind
 from incidents.services.case_fields import read_case_collecting
-from incidents.services.library_entries import CaseEntry, LibraryData, LibraryError, Problem
+from incidents.services.library_entries import CaseEntry
+from incidents.services.library_entries import LibraryData
+from incidents.services.library_entries import LibraryError
+from incidents.services.library_entries import Problem
 from incidents.services.library_load import load_entries
 
 API = "api"

@@ -7,21 +7,21 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from incidents.models import (
-    CASE_ITEM_LINKS,
-    Breakdown,
-    BreakdownRow,
-    BreakdownRowValue,
-    Case,
-    CaseFacetLink,
-    CostFigure,
-    FacetValue,
-    KeyFigure,
-    Source,
-)
-from incidents.models.breakdowns import BREAKDOWN_FIELDS, ROW_FIELDS
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Breakdown
+from incidents.models import BreakdownRow
+from incidents.models import BreakdownRowValue
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CostFigure
+from incidents.models import FacetValue
+from incidents.models import KeyFigure
+from incidents.models import Source
+from incidents.models.breakdowns import BREAKDOWN_FIELDS
+from incidents.models.breakdowns import ROW_FIELDS
 from incidents.models.costs import COST_FIELDS
-from incidents.services.library_entries import BreakdownEntry, CaseEntry
+from incidents.services.library_entries import BreakdownEntry
+from incidents.services.library_entries import CaseEntry
 
 # The fields of Case a case file sets (the rest are derived or kept by the database).
 CASE_FIELDS = (

@@ -11,11 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
+from django.db import transaction
 
 from incidents.models import Case
 from incidents.services.case_fields import read_case_collecting
-from incidents.services.library_entries import LibraryData, LibraryError, Problem
+from incidents.services.library_entries import LibraryData
+from incidents.services.library_entries import LibraryError
+from incidents.services.library_entries import Problem
 from incidents.services.library_load import load_entries
 
 SUBMISSION = "submission"

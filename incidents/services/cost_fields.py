@@ -9,11 +9,15 @@ lost hours with a service's outage; it is refused with a message saying what rep
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
-from incidents.models import Bound, Confirmation, CostKind
+from incidents.models import Bound
+from incidents.models import Confirmation
+from incidents.models import CostKind
 from incidents.models.costs import COST_FIELDS
-from incidents.services.field_lists import ListOf, case_file_keys
+from incidents.services.field_lists import ListOf
+from incidents.services.field_lists import case_file_keys
 from incidents.services.library_entries import CostEntry
 
 if TYPE_CHECKING:

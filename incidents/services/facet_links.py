@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from incidents.models import CaseFacetLink, FacetValue
+from incidents.models import CaseFacetLink
+from incidents.models import FacetValue
 
 
 def ancestors_by_value() -> dict[int, list[int]]:

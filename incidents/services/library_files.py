@@ -6,25 +6,27 @@ so an editor sees all mistakes of a change at once. See fixtures/README.md for t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from incidents.facets import FACETS
-from incidents.services.case_fields import SLUG_MAX, FieldReader, case_entry
-from incidents.services.library_entries import (
-    SHARED_KINDS,
-    SLUG_RE,
-    CaseEntry,
-    LibraryData,
-    LibraryError,
-    Problem,
-    SharedEntry,
-    VocabularyEntry,
-)
-from incidents.services.safe_yaml import LibraryYamlError, load_file
+from incidents.services.case_fields import SLUG_MAX
+from incidents.services.case_fields import FieldReader
+from incidents.services.case_fields import case_entry
+from incidents.services.library_entries import SHARED_KINDS
+from incidents.services.library_entries import SLUG_RE
+from incidents.services.library_entries import CaseEntry
+from incidents.services.library_entries import LibraryData
+from incidents.services.library_entries import LibraryError
+from incidents.services.library_entries import Problem
+from incidents.services.library_entries import SharedEntry
+from incidents.services.library_entries import VocabularyEntry
+from incidents.services.safe_yaml import LibraryYamlError
+from incidents.services.safe_yaml import load_file
 from incidents.text import spelling_key
 
 ALIAS_MAX = 150  # FacetAlias.text

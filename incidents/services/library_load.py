@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
 
-from incidents.models import CASE_ITEM_LINKS, Case, FacetAlias, FacetValue, item_model
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import FacetAlias
+from incidents.models import FacetValue
+from incidents.models import item_model
 from incidents.services.case_rows import apply_case
 from incidents.services.facet_links import refresh_implied_links
-from incidents.services.library_entries import (
-    LibraryData,
-    LibraryError,
-    Problem,
-    SharedEntry,
-    VocabularyEntry,
-)
+from incidents.services.library_entries import LibraryData
+from incidents.services.library_entries import LibraryError
+from incidents.services.library_entries import Problem
+from incidents.services.library_entries import SharedEntry
+from incidents.services.library_entries import VocabularyEntry
 from incidents.services.library_files import read_library_collecting
 from incidents.services.library_references import check_case_references
 from incidents.services.library_version import bump

@@ -7,8 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from incidents import facets
-from incidents.services.library_entries import CaseEntry, LibraryData, Problem
-from incidents.services.value_hints import unknown_value_message, vocabulary_lexicon
+from incidents.services.library_entries import CaseEntry
+from incidents.services.library_entries import LibraryData
+from incidents.services.library_entries import Problem
+from incidents.services.value_hints import unknown_value_message
+from incidents.services.value_hints import vocabulary_lexicon
 from incidents.suggest.lexicon import Lexicon
 
 

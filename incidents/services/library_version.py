@@ -15,9 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import apps
-from django.db import IntegrityError, connections, transaction
+from django.db import IntegrityError
+from django.db import connections
+from django.db import transaction
 from django.db.models import F
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete
+from django.db.models.signals import post_save
 from django.utils import timezone
 
 from incidents.models import LibraryState

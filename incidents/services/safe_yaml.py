@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.composer import Composer, ComposerError
+from yaml.composer import Composer
+from yaml.composer import ComposerError
 from yaml.constructor import SafeConstructor
-from yaml.events import AliasEvent, CollectionStartEvent
-from yaml.nodes import Node, ScalarNode
+from yaml.events import AliasEvent
+from yaml.events import CollectionStartEvent
+from yaml.nodes import Node
+from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 MAX_DEPTH = 10

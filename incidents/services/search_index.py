@@ -12,26 +12,31 @@ stem. A refresh of some cases costs a constant number of queries per 1,000 cases
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
-from django.db import connection, transaction
+from django.db import connection
+from django.db import transaction
 from pyroaring import BitMap
 
-from incidents.models import (
-    CASE_ITEM_LINKS,
-    Case,
-    CaseFacetLink,
-    CostFigure,
-    FacetAlias,
-    FacetValue,
-    KeyFigure,
-    SearchTerm,
-)
-from incidents.models.search import DOCUMENT_COUNT_TERM, SEARCH_INDEX_TABLE
+from incidents.models import CASE_ITEM_LINKS
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import CostFigure
+from incidents.models import FacetAlias
+from incidents.models import FacetValue
+from incidents.models import KeyFigure
+from incidents.models import SearchTerm
+from incidents.models.search import DOCUMENT_COUNT_TERM
+from incidents.models.search import SEARCH_INDEX_TABLE
 from incidents.search import postings
 from incidents.search.backend import facet_token
-from incidents.search.terms import STOP_WORDS, split_words, stem
+from incidents.search.terms import STOP_WORDS
+from incidents.search.terms import split_words
+from incidents.search.terms import stem
 
 CHUNK = 1_000
 

@@ -16,8 +16,10 @@ from incidents import facets
 from incidents.models import FacetValue
 from incidents.services.library_entries import VocabularyEntry
 from incidents.suggest.engine import suggest
-from incidents.suggest.lexicon import Lexicon, ValueRecord
-from incidents.suggest.library import stored_aliases, value_record
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.lexicon import ValueRecord
+from incidents.suggest.library import stored_aliases
+from incidents.suggest.library import value_record
 from incidents.text import spelling_key
 
 # A hint from the engine needs at least this score (an everyday word alone is enough here).

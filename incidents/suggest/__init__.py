@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 from incidents import facets
 from incidents.models import FacetValue
-from incidents.suggest.engine import Found, suggest
+from incidents.suggest.engine import Found
+from incidents.suggest.engine import suggest
 from incidents.suggest.library import library_lexicon
-from incidents.suggest.weights import MAX_CHARS, THRESHOLD
+from incidents.suggest.weights import MAX_CHARS
+from incidents.suggest.weights import THRESHOLD
 from incidents.suggest.words import word_stem
 
 __all__ = [

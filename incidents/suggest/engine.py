@@ -39,17 +39,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace
 
 from incidents.facets import ORGANISATION
 from incidents.suggest import weights
 from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
-from incidents.suggest.matching import Hit, find_hits
-from incidents.suggest.scoring import explicit_score, learned_evidence, noisy_or, with_children
+from incidents.suggest.matching import Hit
+from incidents.suggest.matching import find_hits
+from incidents.suggest.scoring import explicit_score
+from incidents.suggest.scoring import learned_evidence
+from incidents.suggest.scoring import noisy_or
+from incidents.suggest.scoring import with_children
 from incidents.suggest.selection import select_hits
 from incidents.suggest.weights import THRESHOLD
-from incidents.suggest.words import Token, tokens
+from incidents.suggest.words import Token
+from incidents.suggest.words import tokens
 
 
 @dataclass(frozen=True)

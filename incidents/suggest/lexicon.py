@@ -15,15 +15,23 @@ A Lexicon is plain data: the loader builds one from files, pages from the databa
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections import Counter
+from collections import defaultdict
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
 from incidents.facets import ORGANISATION
 from incidents.suggest import forms as spelling
 from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.prior import CaseIndex
-from incidents.suggest.words import Token, agent_marks, stem, stems, tokens, zipf
+from incidents.suggest.words import Token
+from incidents.suggest.words import agent_marks
+from incidents.suggest.words import stem
+from incidents.suggest.words import stems
+from incidents.suggest.words import tokens
+from incidents.suggest.words import zipf
 from incidents.text import spelling_key
 
 Stems = tuple[str, ...]

@@ -11,12 +11,18 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from django.db import connection
 
-from incidents.models import Case, CaseFacetLink, FacetAlias, FacetValue
-from incidents.suggest.lexicon import Document, Lexicon, ValueRecord
+from incidents.models import Case
+from incidents.models import CaseFacetLink
+from incidents.models import FacetAlias
+from incidents.models import FacetValue
+from incidents.suggest.lexicon import Document
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.lexicon import ValueRecord
 
 if TYPE_CHECKING:
     from incidents.services.library_entries import VocabularyEntry

@@ -21,12 +21,14 @@ F1 0.94 on the held-out folds, these values 0.95.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 
 from incidents.facets import ORGANISATION
 from incidents.suggest.forms import FUNCTION_WORDS
 from incidents.suggest.lexicon import Lexicon
-from incidents.suggest.words import Token, zipf
+from incidents.suggest.words import Token
+from incidents.suggest.words import zipf
 
 PRIOR_WEIGHT = 0.7
 SUPPORT_MAX_VALUES = 4.0

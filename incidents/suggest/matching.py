@@ -17,9 +17,14 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.suggest import weights
-from incidents.suggest.forms import FUNCTION_WORDS, LINK_MOST, links
-from incidents.suggest.lexicon import Lexicon, Term
-from incidents.suggest.words import AGENT_SUFFIXES, Token, stem
+from incidents.suggest.forms import FUNCTION_WORDS
+from incidents.suggest.forms import LINK_MOST
+from incidents.suggest.forms import links
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.lexicon import Term
+from incidents.suggest.words import AGENT_SUFFIXES
+from incidents.suggest.words import Token
+from incidents.suggest.words import stem
 
 
 @dataclass(frozen=True)

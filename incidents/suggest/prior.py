@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
-from incidents.bm25 import BM25_B, BM25_K1, bm25_idf
+from incidents.bm25 import BM25_B
+from incidents.bm25 import BM25_K1
+from incidents.bm25 import bm25_idf
 
 # The first cases of the ranking whose tags count, and the least share of the best case's
 # score a case needs to count at all (a case matching one common word is no neighbour).

@@ -9,10 +9,12 @@ most `weights.LEARNED_WEIGHT`), and for a parent the explicit evidence of its ch
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from collections.abc import Sequence
 
 from incidents.suggest import weights
-from incidents.suggest.lexicon import Lexicon, Term
+from incidents.suggest.lexicon import Lexicon
+from incidents.suggest.lexicon import Term
 from incidents.suggest.matching import Hit
 from incidents.suggest.words import Token
 

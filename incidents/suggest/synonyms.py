@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from incidents.suggest.words import stems, tokens
+from incidents.suggest.words import stems
+from incidents.suggest.words import tokens
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     # became unavailable

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from django import template
 from django.urls import reverse
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.safestring import mark_safe
 
 from incidents.models import FacetValue
 from incidents.presenters.library_page import CaseRow

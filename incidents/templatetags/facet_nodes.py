@@ -18,9 +18,11 @@ from __future__ import annotations
 from html import escape as _escape
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
+from django.utils.safestring import mark_safe
 
-from incidents.presenters.library_page import FacetNode, FacetTree
+from incidents.presenters.library_page import FacetNode
+from incidents.presenters.library_page import FacetTree
 
 register = template.Library()
 

@@ -14,10 +14,15 @@ from __future__ import annotations
 import functools
 
 from django import template
-from django.urls import get_script_prefix, get_urlconf
+from django.urls import get_script_prefix
+from django.urls import get_urlconf
 
-from incidents.amounts import BOUND_SIGNS, figure_text, percent, signed
-from incidents.models import CostFigure, FacetValue
+from incidents.amounts import BOUND_SIGNS
+from incidents.amounts import figure_text
+from incidents.amounts import percent
+from incidents.amounts import signed
+from incidents.models import CostFigure
+from incidents.models import FacetValue
 from incidents.presenters.query_state import QueryState
 
 register = template.Library()

@@ -6,7 +6,9 @@ its pages without a new route.
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404
+from django.http import HttpRequest
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from incidents import facets

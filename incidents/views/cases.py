@@ -8,7 +8,9 @@ an anonymous reader's whole page is cached the same way (views.whole_pages).
 from __future__ import annotations
 
 from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404
+from django.http import HttpRequest
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 
@@ -18,8 +20,10 @@ from incidents.selectors import direct_index
 from incidents.selectors.cases import case_card
 from incidents.selectors.checks import checks_citing
 from incidents.selectors.library_version import LibraryVersion
-from incidents.selectors.page_cache import committed_version, key_of
-from incidents.selectors.related import broad_areas, similar_cases
+from incidents.selectors.page_cache import committed_version
+from incidents.selectors.page_cache import key_of
+from incidents.selectors.related import broad_areas
+from incidents.selectors.related import similar_cases
 from incidents.views.whole_pages import cached_for_anonymous
 
 # Cached cards outlive no write (the key holds the version); this only bounds idle ones.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from incidents.selectors.checks import catalog

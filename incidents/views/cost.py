@@ -7,12 +7,14 @@ filters (the policy of incidents.selectors.parameters: 200 on a page).
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from incidents.presenters import cost_page
 from incidents.selectors.cost import cost_view
-from incidents.selectors.parameters import filter_problems, messages
+from incidents.selectors.parameters import filter_problems
+from incidents.selectors.parameters import messages
 
 
 def cost(request: HttpRequest) -> HttpResponse:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import JsonResponse
 from django.template.loader import render_to_string
 from django.views.decorators.cache import never_cache
 
-from incidents.selectors.health import is_database_unavailable, readiness
+from incidents.selectors.health import is_database_unavailable
+from incidents.selectors.health import readiness
 
 TITLES = {
     400: "Bad request",

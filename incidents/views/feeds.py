@@ -19,7 +19,9 @@ import datetime as dt
 from typing import Any
 
 from django.contrib.syndication.views import Feed
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import JsonResponse
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.timezone import make_aware
@@ -27,8 +29,11 @@ from django.utils.timezone import make_aware
 from incidents.models import Case
 from incidents.presenters.query_state import QueryState
 from incidents.selectors import library_version
-from incidents.selectors.cases import CaseQuery, case_queryset
-from incidents.selectors.parameters import FILTER_PARAMS, filter_problems, unknown_parameters
+from incidents.selectors.cases import CaseQuery
+from incidents.selectors.cases import case_queryset
+from incidents.selectors.parameters import FILTER_PARAMS
+from incidents.selectors.parameters import filter_problems
+from incidents.selectors.parameters import unknown_parameters
 from incidents.views.whole_pages import page_digest
 
 # Entries in a feed, newest first (the list's order; `ordering=` is honoured like on the page).

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
-from incidents.graph.kinds import BadNodeRef, NodeRef, parse_node_ref
-from incidents.graph.overview import DEFAULT_KINDS, SHOWABLE_KINDS
+from incidents.graph.kinds import BadNodeRef
+from incidents.graph.kinds import NodeRef
+from incidents.graph.kinds import parse_node_ref
+from incidents.graph.overview import DEFAULT_KINDS
+from incidents.graph.overview import SHOWABLE_KINDS
 from incidents.presenters import graph_page as presenter
-from incidents.selectors.graph import GraphOptions, GraphView, graph_view
+from incidents.selectors.graph import GraphOptions
+from incidents.selectors.graph import GraphView
+from incidents.selectors.graph import graph_view
 
 
 def parse_options(

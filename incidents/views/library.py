@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 
 from incidents.presenters import library_page
-from incidents.presenters.query_state import WORDS_PARAM, QueryState
+from incidents.presenters.query_state import WORDS_PARAM
+from incidents.presenters.query_state import QueryState
 from incidents.selectors.cases import case_list as select_cases
 from incidents.selectors.facet_counts import suggestions_for
 from incidents.selectors.library_version import LibraryVersion

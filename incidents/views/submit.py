@@ -11,16 +11,22 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.decorators import login_required, permission_required
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.decorators import permission_required
+from django.http import Http404
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import QueryDict
+from django.shortcuts import redirect
+from django.shortcuts import render
 
 from incidents import facets
 from incidents.forms import SubmitCaseForm
 from incidents.models import Case
 from incidents.selectors.cases import case_detail
 from incidents.selectors.vocabulary import Vocabulary
-from incidents.services.case_submission import case_file_yaml, submit_case
+from incidents.services.case_submission import case_file_yaml
+from incidents.services.case_submission import submit_case
 from incidents.services.library_entries import LibraryError
 from incidents.suggest import suggest_filters
 

@@ -32,17 +32,25 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Collection
+from collections.abc import Callable
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.http import HttpRequest
+from django.http import HttpResponse
+from django.http import HttpResponseBase
+from django.utils.cache import get_conditional_response
+from django.utils.cache import patch_cache_control
+from django.utils.cache import patch_vary_headers
 
-from incidents.api.reads import _CONDITIONAL_HEADERS, CACHE_SECONDS, READ_METHODS
-from incidents.selectors.page_cache import committed_version, key_of
+from incidents.api.reads import _CONDITIONAL_HEADERS
+from incidents.api.reads import CACHE_SECONDS
+from incidents.api.reads import READ_METHODS
+from incidents.selectors.page_cache import committed_version
+from incidents.selectors.page_cache import key_of
 
 # The request headers (besides the address) that change what a page's view renders: htmx's,
 # which choose the region partial and whether the search box is sent again.

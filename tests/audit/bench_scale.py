@@ -34,8 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 from incidents.audit.checks import ALL_CHECKS  # noqa: E402
 from incidents.audit.engine import needed_kinds  # noqa: E402
-from incidents.audit.kinds import KINDS, project  # noqa: E402
-from incidents.audit.snapshot import Coverage, Snapshot, save  # noqa: E402
+from incidents.audit.kinds import KINDS  # noqa: E402
+from incidents.audit.kinds import project  # noqa: E402
+from incidents.audit.snapshot import Coverage  # noqa: E402
+from incidents.audit.snapshot import Snapshot  # noqa: E402
+from incidents.audit.snapshot import save  # noqa: E402
 
 PODS_PER_JOB = 8
 TARGET_RATIO = 2.0

@@ -10,12 +10,16 @@ from __future__ import annotations
 import json
 import ssl
 import threading
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from dataclasses import field
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs
+from urllib.parse import urlparse
 
-from incidents.audit.kinds import KINDS, spec_for_object
+from incidents.audit.kinds import KINDS
+from incidents.audit.kinds import spec_for_object
 
 
 @dataclass

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.checks import REGISTRY
 from incidents.audit.engine import run_checks
 from incidents.audit.report import check_status
 from incidents.audit.snapshot import load

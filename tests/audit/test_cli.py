@@ -14,8 +14,10 @@ import pytest
 
 from incidents.audit.cases import CASES
 
-from .conftest import FIXTURES, run
-from .fakeapi import FakeApiServer, FakeCluster
+from .conftest import FIXTURES
+from .conftest import run
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 HIGH_FAIL = str(FIXTURES / "GPU-002/fail-xid-schedulable.yaml")  # critical finding
 PASSING = str(FIXTURES / "GPU-003/pass-full-count.yaml")

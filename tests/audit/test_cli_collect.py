@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from .conftest import run
-from .fakeapi import FakeApiServer, FakeCluster
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 
 def _strip_source(doc: dict[str, Any]) -> dict[str, Any]:

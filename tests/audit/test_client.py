@@ -15,9 +15,11 @@ from incidents.audit.client import ReadOnlyClient
 from incidents.audit.collect import collect
 from incidents.audit.errors import ConfigError
 from incidents.audit.kinds import KINDS
-from incidents.audit.kubeconfig import Connection, load_kubeconfig
+from incidents.audit.kubeconfig import Connection
+from incidents.audit.kubeconfig import load_kubeconfig
 
-from .fakeapi import FakeApiServer, FakeCluster
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 
 def _pods(n: int) -> list[dict[str, Any]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from incidents.audit.k8s import Obj, gpu_vendors
+from incidents.audit.k8s import Obj
+from incidents.audit.k8s import gpu_vendors
 
 TYPE = "node.kubernetes.io/instance-type"
 

@@ -11,13 +11,15 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import anyio
 import pytest
 
 from .conftest import FIXTURES
-from .fakeapi import FakeApiServer, FakeCluster
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -100,7 +102,8 @@ def test_search_cases_falls_back_to_bundled_cases(query: str, slug: str) -> None
 
 def test_search_cases_asks_the_library_api_when_reachable() -> None:
     import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
+    from http.server import ThreadingHTTPServer
 
     from incidents.audit.mcp_server import search_cases_data
 
@@ -181,11 +184,9 @@ def test_audit_reads_only_default_or_allowed_kubeconfigs(
     gpu_cluster_objects: list[dict[str, Any]],
 ) -> None:
     """An agent may name a kubeconfig only among the user's defaults or the server's allow-list."""
-    from incidents.audit.mcp_server import (
-        ALLOWED_KUBECONFIGS_ENV,
-        allowed_kubeconfigs,
-        kubeconfig_refusal,
-    )
+    from incidents.audit.mcp_server import ALLOWED_KUBECONFIGS_ENV
+    from incidents.audit.mcp_server import allowed_kubeconfigs
+    from incidents.audit.mcp_server import kubeconfig_refusal
 
     default = tmp_path / "home" / ".kube" / "config"
     monkeypatch.delenv("KUBECONFIG", raising=False)

@@ -90,7 +90,8 @@ def test_every_check_cites_public_references_and_reads_known_kinds() -> None:
 
 
 def test_demo_snapshots_audit_as_documented() -> None:
-    from incidents.audit.report import check_status, exit_code
+    from incidents.audit.report import check_status
+    from incidents.audit.report import exit_code
 
     snaps = REPO / "fixtures/snapshots"
     healthy = run_checks(list(ALL_CHECKS), load(snaps / "demo-healthy-gpu-cluster.json"))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.checks import REGISTRY
 from incidents.audit.engine import run_checks
 from incidents.audit.sarif import render_sarif
 from incidents.audit.snapshot import load

@@ -13,14 +13,12 @@ from pathlib import Path
 
 import yaml
 
-from tests.audit.planted.score import (
-    report,
-    round_of,
-    scenario_paths,
-    score_all,
-    score_file,
-    totals,
-)
+from tests.audit.planted.score import report
+from tests.audit.planted.score import round_of
+from tests.audit.planted.score import scenario_paths
+from tests.audit.planted.score import score_all
+from tests.audit.planted.score import score_file
+from tests.audit.planted.score import totals
 
 FOUND_FLOOR = 92  # planted gaps found, of 96 (rounds 1-3: 48 of 48, 31 of 31, 13 of 17)
 WRONG_CEILING = 0  # look-alikes wrongly failed, of 214 (rounds 1-3: 0 of 87, 0 of 72, 0 of 55)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from incidents.audit.kinds import project, spec_for_object
+from incidents.audit.kinds import project
+from incidents.audit.kinds import spec_for_object
 
 FILES = sorted((Path(__file__).parent / "fixtures").glob("*/*.yaml"))
 

@@ -21,9 +21,14 @@ from incidents.audit.compact import shared_values
 from incidents.audit.engine import run_checks
 from incidents.audit.kinds import project
 from incidents.audit.report import to_json_dict
-from incidents.audit.snapshot import load, save
+from incidents.audit.snapshot import load
+from incidents.audit.snapshot import save
 
-from .bench_scale import PODS_PER_JOB, nodes, pods, pytorchjobs, synthetic_snapshot
+from .bench_scale import PODS_PER_JOB
+from .bench_scale import nodes
+from .bench_scale import pods
+from .bench_scale import pytorchjobs
+from .bench_scale import synthetic_snapshot
 
 REPO = Path(__file__).resolve().parents[2]
 N_NODES, N_PODS = 40, 320  # 40 PyTorchJobs of 8 pods (a master and 7 workers)

@@ -7,7 +7,8 @@ import socket
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -17,12 +18,18 @@ import yaml
 from incidents.audit.access_review import review
 from incidents.audit.cli import main
 from incidents.audit.client import ReadOnlyClient
-from incidents.audit.errors import ApiError, ConfigError
-from incidents.audit.kinds import KINDS, forbidden_path
-from incidents.audit.kubeconfig import Connection, load_kubeconfig
-from incidents.audit.session import MAX_DELAY, MAX_RETRIES, USER_AGENT
+from incidents.audit.errors import ApiError
+from incidents.audit.errors import ConfigError
+from incidents.audit.kinds import KINDS
+from incidents.audit.kinds import forbidden_path
+from incidents.audit.kubeconfig import Connection
+from incidents.audit.kubeconfig import load_kubeconfig
+from incidents.audit.session import MAX_DELAY
+from incidents.audit.session import MAX_RETRIES
+from incidents.audit.session import USER_AGENT
 
-from .fakeapi import FakeApiServer, FakeCluster
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from incidents.audit.text import CASES_SHOWN, MEMBERS_SHOWN
+from incidents.audit.text import CASES_SHOWN
+from incidents.audit.text import MEMBERS_SHOWN
 
-from .conftest import FIXTURES, run
+from .conftest import FIXTURES
+from .conftest import run
 
 MEM_FAIL = str(FIXTURES / "MEM-001/fail-no-limit.yaml")
 GPU_FAIL = str(FIXTURES / "GPU-002/fail-xid-schedulable.yaml")

@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 
-from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.checks import REGISTRY
 from incidents.audit.engine import run_checks
-from incidents.audit.report import check_status, exit_code
-from incidents.audit.snapshot import load, save
+from incidents.audit.report import check_status
+from incidents.audit.report import exit_code
+from incidents.audit.snapshot import load
+from incidents.audit.snapshot import save
 
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = REPO / "fixtures/snapshots/demo-broken-gpu-cluster.json"

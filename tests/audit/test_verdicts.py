@@ -72,7 +72,8 @@ def test_a_workload_on_two_faulty_nodes_is_one_finding() -> None:
 
 def test_not_applicable_names_each_object_not_judged_and_why() -> None:
     """When every object was skipped the verdict names them and the reason, not just a count."""
-    from incidents.audit.checks.common import Skip, per_object
+    from incidents.audit.checks.common import Skip
+    from incidents.audit.checks.common import per_object
     from incidents.audit.model import Resource
 
     items = [

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .fakeapi import FakeApiServer, FakeCluster
+from .fakeapi import FakeApiServer
+from .fakeapi import FakeCluster
 
 REPO = Path(__file__).resolve().parents[2]
 MAX_BYTES = 5 * 1024 * 1024

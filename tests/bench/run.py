@@ -36,11 +36,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.bench.report import machine, table
+from tests.bench.report import machine
+from tests.bench.report import table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZES = (1000, 10_000, 100_000)
@@ -129,7 +131,8 @@ def measure_size(
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from incidents.models import Case, FacetValue
+    from incidents.models import Case
+    from incidents.models import FacetValue
     from incidents.selectors import facet_index
     from tests.bench import synthetic
 

@@ -20,7 +20,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from incidents.models import Case, FacetValue
+from incidents.models import Case
+from incidents.models import FacetValue
 from incidents.services import load_library
 from incidents.services.case_rows import CASE_FIELDS
 from incidents.services.facet_links import ancestors_by_value

@@ -33,27 +33,28 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from django.db import connections
-from playwright.sync_api import (
-    Browser,
-    Page,
-    ProxySettings,
-    Request,
-    ViewportSize,
-    expect,
-    sync_playwright,
-)
+from playwright.sync_api import Browser
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import ProxySettings
+from playwright.sync_api import Request
+from playwright.sync_api import ViewportSize
+from playwright.sync_api import expect
+from playwright.sync_api import sync_playwright
 
 from tests.browser import waits
 from tests.browser.shared_library import SharedLibrary
-from tests.conftest import FIXTURES, SMALL_LIBRARY, empty_caches
+from tests.conftest import FIXTURES
+from tests.conftest import SMALL_LIBRARY
+from tests.conftest import empty_caches
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"

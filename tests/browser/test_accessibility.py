@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
+from playwright.sync_api import expect
 
 # WCAG 2 contrast ratio of an element's text against the first opaque background behind it.
 CONTRAST_JS = """

@@ -5,7 +5,9 @@ test on any CSP message)."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser
+from playwright.sync_api import Page
+from playwright.sync_api import expect
 
 from tests.browser.waits import settle
 

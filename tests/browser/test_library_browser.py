@@ -6,7 +6,8 @@ import re
 from collections.abc import Callable
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
+from playwright.sync_api import expect
 
 SENTENCE = "our nccl timeouts came from a leaking data loader"
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
+from playwright.sync_api import expect
 
 from incidents.models import Case
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import time
 from weakref import WeakKeyDictionary
 
-from playwright.sync_api import Page, Request
+from playwright.sync_api import Page
+from playwright.sync_api import Request
 
 _open: WeakKeyDictionary[Page, set[Request]] = WeakKeyDictionary()
 

@@ -6,19 +6,17 @@ from datetime import timedelta
 
 import gpu_crds as crds
 import gpu_objects as g
-from gpu_cluster import (
-    DCGM_LABELS,
-    DEFAULT_COUNTERS,
-    NOT_INSTALLED,
-    Builder,
-    deployment,
-    etcd_pod_spec,
-    event,
-    iso,
-    npd_daemonset,
-    serving_template,
-    trainer_container,
-)
+from gpu_cluster import DCGM_LABELS
+from gpu_cluster import DEFAULT_COUNTERS
+from gpu_cluster import NOT_INSTALLED
+from gpu_cluster import Builder
+from gpu_cluster import deployment
+from gpu_cluster import etcd_pod_spec
+from gpu_cluster import event
+from gpu_cluster import iso
+from gpu_cluster import npd_daemonset
+from gpu_cluster import serving_template
+from gpu_cluster import trainer_container
 from kube_client import KubeClient
 
 # -- the broken cluster -----------------------------------------------------------------------

@@ -6,23 +6,21 @@ from datetime import timedelta
 
 import gpu_crds as crds
 import gpu_objects as g
-from gpu_cluster import (
-    DCGM_LABELS,
-    FULL_COUNTERS,
-    GPU_ALERTS,
-    NOT_INSTALLED,
-    TRAINER_STEP,
-    Builder,
-    Obj,
-    deployment,
-    etcd_pod_spec,
-    event,
-    iso,
-    npd_daemonset,
-    pod_disruption_budget,
-    serving_template,
-    trainer_container,
-)
+from gpu_cluster import DCGM_LABELS
+from gpu_cluster import FULL_COUNTERS
+from gpu_cluster import GPU_ALERTS
+from gpu_cluster import NOT_INSTALLED
+from gpu_cluster import TRAINER_STEP
+from gpu_cluster import Builder
+from gpu_cluster import Obj
+from gpu_cluster import deployment
+from gpu_cluster import etcd_pod_spec
+from gpu_cluster import event
+from gpu_cluster import iso
+from gpu_cluster import npd_daemonset
+from gpu_cluster import pod_disruption_budget
+from gpu_cluster import serving_template
+from gpu_cluster import trainer_container
 from kube_client import KubeClient
 
 # -- the healthy cluster ----------------------------------------------------------------------

@@ -29,7 +29,10 @@ from typing import Any
 
 import httpx
 from kube_client import KubeClient
-from kubeapi_harness import ADMIN_TOKEN, ApiServer, Binaries, HarnessError
+from kubeapi_harness import ADMIN_TOKEN
+from kubeapi_harness import ApiServer
+from kubeapi_harness import Binaries
+from kubeapi_harness import HarnessError
 
 # Keys the server itself rewrites while it runs (its lease, refreshed every 10 s with a TTL).
 SERVER_MAINTAINED = ("/registry/masterleases/",)

@@ -20,8 +20,13 @@ from pathlib import Path
 
 import pytest
 from cluster_reset import SharedServer
-from kube_client import KubeClient, load_manifest
-from kubeapi_harness import ADMIN_TOKEN, ApiServer, Binaries, KubegapIdentity, find_binaries
+from kube_client import KubeClient
+from kube_client import load_manifest
+from kubeapi_harness import ADMIN_TOKEN
+from kubeapi_harness import ApiServer
+from kubeapi_harness import Binaries
+from kubeapi_harness import KubegapIdentity
+from kubeapi_harness import find_binaries
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RBAC_MANIFEST = REPO_ROOT / "site" / "k8s" / "kubegap-rbac.yaml"

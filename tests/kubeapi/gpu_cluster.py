@@ -13,7 +13,8 @@ make kubegap report; this module holds what they share.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 
 import gpu_objects as g

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import ssl
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -19,13 +19,15 @@ import ssl
 import subprocess
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
-from kube_client import HarnessError, KubeClient
+from kube_client import HarnessError
+from kube_client import KubeClient
 
 from tests.cache import cache_dir  # where provision.sh caches the build
 

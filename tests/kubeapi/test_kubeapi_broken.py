@@ -14,26 +14,23 @@ from typing import Any
 
 import anyio
 import pytest
-from cluster_broken import (
-    BROKEN_ABSENT,
-    BROKEN_FAILURES,
-    BROKEN_NOT_APPLICABLE,
-    BROKEN_NOT_EVALUATED,
-    build_broken,
-)
+from cluster_broken import BROKEN_ABSENT
+from cluster_broken import BROKEN_FAILURES
+from cluster_broken import BROKEN_NOT_APPLICABLE
+from cluster_broken import BROKEN_NOT_EVALUATED
+from cluster_broken import build_broken
 from kube_client import KubeClient
-from kubeapi_harness import ApiServer, KubegapIdentity
-from kubegap_run import (
-    REPO_ROOT,
-    Report,
-    audit,
-    check_statuses,
-    coverage,
-    kubegap_requests,
-    outcomes,
-    resource_name,
-    verbs_by_resource,
-)
+from kubeapi_harness import ApiServer
+from kubeapi_harness import KubegapIdentity
+from kubegap_run import REPO_ROOT
+from kubegap_run import Report
+from kubegap_run import audit
+from kubegap_run import check_statuses
+from kubegap_run import coverage
+from kubegap_run import kubegap_requests
+from kubegap_run import outcomes
+from kubegap_run import resource_name
+from kubegap_run import verbs_by_resource
 
 from incidents.audit.cases import CASES
 from incidents.audit.checks import REGISTRY

@@ -6,15 +6,21 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import gpu_crds as crds
 import gpu_objects as g
 import pytest
 import yaml
 from kube_client import KubeClient
-from kubeapi_harness import ApiServer, KubegapIdentity, write_kubeconfig
-from kubegap_run import audit, check_statuses, coverage, kubegap_requests
+from kubeapi_harness import ApiServer
+from kubeapi_harness import KubegapIdentity
+from kubeapi_harness import write_kubeconfig
+from kubegap_run import audit
+from kubegap_run import check_statuses
+from kubegap_run import coverage
+from kubegap_run import kubegap_requests
 
 from incidents.audit.checks import ALL_CHECKS
 from incidents.audit.cli import main

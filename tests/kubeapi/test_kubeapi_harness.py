@@ -9,14 +9,13 @@ records who did what.
 from __future__ import annotations
 
 import pytest
-from kube_client import KubeClient, iter_audit_requests
-from kubeapi_harness import (
-    K8S_VERSION,
-    KUBEGAP_USER,
-    KUBEGAP_USER_TOKEN,
-    ApiServer,
-    KubegapIdentity,
-)
+from kube_client import KubeClient
+from kube_client import iter_audit_requests
+from kubeapi_harness import K8S_VERSION
+from kubeapi_harness import KUBEGAP_USER
+from kubeapi_harness import KUBEGAP_USER_TOKEN
+from kubeapi_harness import ApiServer
+from kubeapi_harness import KubegapIdentity
 
 pytestmark = pytest.mark.apiserver
 

@@ -11,20 +11,26 @@ import json
 from pathlib import Path
 
 import pytest
-from cluster_healthy import HEALTHY_ABSENT, HEALTHY_NODES, HEALTHY_NOT_APPLICABLE, build_healthy
-from kube_client import KubeClient, load_manifest
-from kubeapi_harness import KUBEGAP_USER, KUBEGAP_USER_TOKEN, ApiServer, KubegapIdentity
-from kubegap_run import (
-    Report,
-    audit,
-    audit_subprocess,
-    check_statuses,
-    coverage,
-    kubegap_requests,
-    verbs_by_resource,
-)
+from cluster_healthy import HEALTHY_ABSENT
+from cluster_healthy import HEALTHY_NODES
+from cluster_healthy import HEALTHY_NOT_APPLICABLE
+from cluster_healthy import build_healthy
+from kube_client import KubeClient
+from kube_client import load_manifest
+from kubeapi_harness import KUBEGAP_USER
+from kubeapi_harness import KUBEGAP_USER_TOKEN
+from kubeapi_harness import ApiServer
+from kubeapi_harness import KubegapIdentity
+from kubegap_run import Report
+from kubegap_run import audit
+from kubegap_run import audit_subprocess
+from kubegap_run import check_statuses
+from kubegap_run import coverage
+from kubegap_run import kubegap_requests
+from kubegap_run import verbs_by_resource
 
-from incidents.audit.checks import ALL_CHECKS, REGISTRY
+from incidents.audit.checks import ALL_CHECKS
+from incidents.audit.checks import REGISTRY
 from incidents.audit.cli import main
 from incidents.audit.engine import needed_kinds
 from incidents.audit.kinds import KINDS

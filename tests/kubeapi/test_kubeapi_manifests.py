@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kube_client import KubeClient, load_manifest
+from kube_client import KubeClient
+from kube_client import load_manifest
 
 pytestmark = pytest.mark.apiserver
 

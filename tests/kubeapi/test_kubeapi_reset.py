@@ -16,9 +16,13 @@ from pathlib import Path
 import gpu_crds as crds
 import gpu_objects as g
 import pytest
-from cluster_reset import SharedServer, etcd_items, served_groups
+from cluster_reset import SharedServer
+from cluster_reset import etcd_items
+from cluster_reset import served_groups
 from kube_client import KubeClient
-from kubeapi_harness import KUBEGAP_USER, KUBEGAP_USER_TOKEN, ApiServer
+from kubeapi_harness import KUBEGAP_USER
+from kubeapi_harness import KUBEGAP_USER_TOKEN
+from kubeapi_harness import ApiServer
 
 pytestmark = pytest.mark.apiserver
 

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from ..errors import UsageError
 from ..model import Check
-from . import (
-    alerts,
-    checkpointing,
-    events,
-    gpu_devices,
-    gpu_health,
-    memory,
-    monitoring,
-    platform,
-    preflight,
-    scheduling,
-    serving,
-    training_jobs,
-)
+from . import alerts
+from . import checkpointing
+from . import events
+from . import gpu_devices
+from . import gpu_health
+from . import memory
+from . import monitoring
+from . import platform
+from . import preflight
+from . import scheduling
+from . import serving
+from . import training_jobs
 
 _MODULES = (
     gpu_health,

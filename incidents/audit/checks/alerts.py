@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, gpu_vendors
+from ..k8s import Obj
+from ..k8s import gpu_vendors
 from ..kinds import KINDS
-from ..model import Check, Evidence, Reference, Result
-from .common import CLUSTER, WORKLOAD_KINDS, fail, name_of, not_applicable, passed, shown
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Result
+from .common import CLUSTER
+from .common import WORKLOAD_KINDS
+from .common import fail
+from .common import name_of
+from .common import not_applicable
+from .common import passed
+from .common import shown
 from .serving import SERVING
 
 RULES = "prometheusrules.monitoring.coreos.com"

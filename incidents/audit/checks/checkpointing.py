@@ -6,22 +6,25 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import Obj
-from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from ..model import Setting
 from ..projection.core import OBJECT_STORE
 from ..wording import counted
 from ..workloads.index import Workload
 from ..workloads.walk import count
-from .common import (
-    WORKLOAD_KINDS,
-    Gap,
-    Skip,
-    fail,
-    gap,
-    name_of,
-    not_applicable,
-    passed,
-    per_workload,
-)
+from .common import WORKLOAD_KINDS
+from .common import Gap
+from .common import Skip
+from .common import fail
+from .common import gap
+from .common import name_of
+from .common import not_applicable
+from .common import passed
+from .common import per_workload
 
 DEFAULT_GRACE_SECONDS = 30
 DURABLE_VOLUMES = frozenset(

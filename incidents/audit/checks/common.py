@@ -8,13 +8,23 @@ could not read, and one pass that names how many were examined when nothing fail
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
 from ..context import Context
-from ..k8s import Obj, pod_ready
-from ..model import CLUSTER, Evidence, Resource, Result, fail, not_applicable, not_evaluated, passed
+from ..k8s import Obj
+from ..k8s import pod_ready
+from ..model import CLUSTER
+from ..model import Evidence
+from ..model import Resource
+from ..model import Result
+from ..model import fail
+from ..model import not_applicable
+from ..model import not_evaluated
+from ..model import passed
 from ..workloads import ADAPTERS
 from ..workloads.index import Workload
 

@@ -11,11 +11,21 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, parse_time, spec_gpus
+from ..k8s import Obj
+from ..k8s import parse_time
+from ..k8s import spec_gpus
 from ..kinds import MAX_EVENTS
-from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from ..model import Setting
 from ..wording import counted
-from .common import fail, not_applicable, passed, shown
+from .common import fail
+from .common import not_applicable
+from .common import passed
+from .common import shown
 
 EVENTS = "events"
 GPU_FAULT = re.compile(

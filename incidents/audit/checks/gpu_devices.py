@@ -5,21 +5,27 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, is_gpu_resource, node_gpus, not_ready, quantity
-from ..model import Check, Evidence, Reference, Resource, Result
-from .common import (
-    Gap,
-    Skip,
-    env_value,
-    fail,
-    gap,
-    name_of,
-    not_applicable,
-    not_evaluated,
-    passed,
-    per_node,
-    per_object,
-)
+from ..k8s import Obj
+from ..k8s import is_gpu_resource
+from ..k8s import node_gpus
+from ..k8s import not_ready
+from ..k8s import quantity
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from .common import Gap
+from .common import Skip
+from .common import env_value
+from .common import fail
+from .common import gap
+from .common import name_of
+from .common import not_applicable
+from .common import not_evaluated
+from .common import passed
+from .common import per_node
+from .common import per_object
 
 # MIG mixed strategy: one resource, and one GPU feature discovery count label, per MIG profile.
 MIG_PREFIX = "nvidia.com/mig-"

@@ -6,9 +6,20 @@ import re
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, schedulable_taints, spec_gpus
-from ..model import Check, Evidence, Reference, Resource, Result
-from .common import fail, image_pods_on_nodes, name_of, node_coverage, not_applicable, passed
+from ..k8s import Obj
+from ..k8s import schedulable_taints
+from ..k8s import spec_gpus
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from .common import fail
+from .common import image_pods_on_nodes
+from .common import name_of
+from .common import node_coverage
+from .common import not_applicable
+from .common import passed
 
 HEALTH_AGENT_IMAGES = (
     "node-problem-detector",

@@ -6,21 +6,26 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, container_gpus, parse_time, spec_gpus
-from ..model import Check, Evidence, Reference, Result, Setting
+from ..k8s import Obj
+from ..k8s import container_gpus
+from ..k8s import parse_time
+from ..k8s import spec_gpus
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Result
+from ..model import Setting
 from ..workloads.index import Workload
-from .common import (
-    REPLICATED_KINDS,
-    WORKLOAD_KINDS,
-    Gap,
-    Skip,
-    fail,
-    gap,
-    name_of,
-    not_applicable,
-    passed,
-    per_workload,
-)
+from .common import REPLICATED_KINDS
+from .common import WORKLOAD_KINDS
+from .common import Gap
+from .common import Skip
+from .common import fail
+from .common import gap
+from .common import name_of
+from .common import not_applicable
+from .common import passed
+from .common import per_workload
 
 
 def memory_limits(ctx: Context) -> Iterator[Result]:

@@ -7,9 +7,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..context import Context
-from ..k8s import Obj, gpu_vendors, selector_matches
-from ..model import Check, Evidence, Reference, Resource, Result
-from .common import Gap, gap, image_pods_on_nodes, name_of, node_coverage, per_object
+from ..k8s import Obj
+from ..k8s import gpu_vendors
+from ..k8s import selector_matches
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from .common import Gap
+from .common import gap
+from .common import image_pods_on_nodes
+from .common import name_of
+from .common import node_coverage
+from .common import per_object
 
 EXPORTER_IMAGE = "dcgm-exporter"
 # The metrics exporter each GPU vendor ships, by image name (rocm/device-metrics-exporter).

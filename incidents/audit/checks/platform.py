@@ -7,9 +7,19 @@ import re
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, scaled_int_or_percent
-from ..model import Check, Evidence, Reference, Resource, Result, Setting
-from .common import Gap, Skip, gap, name_of, per_object
+from ..k8s import Obj
+from ..k8s import scaled_int_or_percent
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from ..model import Setting
+from .common import Gap
+from .common import Skip
+from .common import gap
+from .common import name_of
+from .common import per_object
 
 QUOTA_FLAG = re.compile(r"--quota-backend-bytes(?:=|\s+)(\d+)")
 DEFAULT_QUOTA = 2 * 1024**3

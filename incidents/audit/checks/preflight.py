@@ -7,22 +7,28 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from ..context import Context
-from ..k8s import Obj, not_ready, parse_time, pod_ready
-from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..k8s import Obj
+from ..k8s import not_ready
+from ..k8s import parse_time
+from ..k8s import pod_ready
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from ..model import Setting
 from ..workloads import ADAPTERS
-from .common import (
-    CLUSTER,
-    READ_ERRORS,
-    WORKLOAD_KINDS,
-    Gap,
-    fail,
-    gap,
-    name_of,
-    not_applicable,
-    passed,
-    per_object,
-    runs_across_pods,
-)
+from .common import CLUSTER
+from .common import READ_ERRORS
+from .common import WORKLOAD_KINDS
+from .common import Gap
+from .common import fail
+from .common import gap
+from .common import name_of
+from .common import not_applicable
+from .common import passed
+from .common import per_object
+from .common import runs_across_pods
 
 NCCL_TEST = re.compile(
     r"nccl-tests|nccl_tests|all_reduce_perf|all_gather_perf|alltoall_perf|reduce_scatter_perf"

@@ -5,23 +5,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, not_ready
-from ..model import Check, Evidence, Reference, Resource, Result
+from ..k8s import Obj
+from ..k8s import not_ready
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
 from ..workloads.index import Workload
-from .common import (
-    CLUSTER,
-    EXAMINED_SHOWN,
-    WORKLOAD_KINDS,
-    Gap,
-    fail,
-    gap,
-    name_of,
-    not_applicable,
-    not_evaluated,
-    passed,
-    per_workload,
-    shown,
-)
+from .common import CLUSTER
+from .common import EXAMINED_SHOWN
+from .common import WORKLOAD_KINDS
+from .common import Gap
+from .common import fail
+from .common import gap
+from .common import name_of
+from .common import not_applicable
+from .common import not_evaluated
+from .common import passed
+from .common import per_workload
+from .common import shown
 
 PRODUCT_LABEL = "nvidia.com/gpu.product"
 DRIVER_LABELS = ("nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor")

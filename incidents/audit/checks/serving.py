@@ -5,12 +5,24 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..k8s import Obj, scaled_int_or_percent, selector_matches
-from ..model import Check, Evidence, Reference, Result, Setting
-from ..workloads.batch import DEPLOYMENT, STATEFULSET
+from ..k8s import Obj
+from ..k8s import scaled_int_or_percent
+from ..k8s import selector_matches
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Result
+from ..model import Setting
+from ..workloads.batch import DEPLOYMENT
+from ..workloads.batch import STATEFULSET
 from ..workloads.index import Workload
-from ..workloads.lws import LEADERWORKERSET, NAME_LABEL
-from .common import Gap, Skip, gap, name_of, per_workload
+from ..workloads.lws import LEADERWORKERSET
+from ..workloads.lws import NAME_LABEL
+from .common import Gap
+from .common import Skip
+from .common import gap
+from .common import name_of
+from .common import per_workload
 
 PDBS = "poddisruptionbudgets.policy"
 SERVING = (DEPLOYMENT, STATEFULSET, LEADERWORKERSET)

@@ -13,11 +13,23 @@ import yaml
 
 from ..context import Context
 from ..k8s import Obj
-from ..model import Check, Evidence, Reference, Resource, Result, Setting
+from ..model import Check
+from ..model import Evidence
+from ..model import Reference
+from ..model import Resource
+from ..model import Result
+from ..model import Setting
 from ..workloads import ADAPTERS
 from ..workloads.index import Workload
-from ..workloads.kueue import KUEUE_WORKLOAD, partial_admission
-from .common import WORKLOAD_KINDS, Gap, Skip, env_value, gap, per_object, per_workload
+from ..workloads.kueue import KUEUE_WORKLOAD
+from ..workloads.kueue import partial_admission
+from .common import WORKLOAD_KINDS
+from .common import Gap
+from .common import Skip
+from .common import env_value
+from .common import gap
+from .common import per_object
+from .common import per_workload
 
 DEADLINE_KINDS = tuple(k for a in ADAPTERS if a.deadline and a.training for k in a.reads)
 RESTART_KINDS = tuple(k for a in ADAPTERS if a.restart for k in a.reads)

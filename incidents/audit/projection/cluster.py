@@ -5,22 +5,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..k8s import Obj, is_gpu_resource
-from .core import (
-    _RESOURCE_KEYS,
-    _s,
-    _strs,
-    conditions,
-    job_spec,
-    mapping,
-    mappings,
-    metadata,
-    pick,
-    pod_spec,
-    prune,
-    shaped,
-    template,
-)
+from ..k8s import Obj
+from ..k8s import is_gpu_resource
+from .core import _RESOURCE_KEYS
+from .core import _s
+from .core import _strs
+from .core import conditions
+from .core import job_spec
+from .core import mapping
+from .core import mappings
+from .core import metadata
+from .core import pick
+from .core import pod_spec
+from .core import prune
+from .core import shaped
+from .core import template
 
 EXEMPT_PREFIX = "kubegap.io/"
 MAX_EVENT_MESSAGE = 300

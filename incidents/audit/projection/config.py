@@ -6,7 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..k8s import Obj
-from .core import MAX_CONFIG_VALUE, MAX_EXPR, _env, _s, conditions, metadata, prune
+from .core import MAX_CONFIG_VALUE
+from .core import MAX_EXPR
+from .core import _env
+from .core import _s
+from .core import conditions
+from .core import metadata
+from .core import prune
 
 
 def prometheus_rule(obj: Obj) -> Obj:

@@ -7,13 +7,22 @@ follow from it.
 
 from __future__ import annotations
 
-from .base import Adapter, Admission, Deadline, PodTemplate, Restart, Unreadable
-from .batch import DEPLOYMENT, JOB, STATEFULSET
+from .base import Adapter
+from .base import Admission
+from .base import Deadline
+from .base import PodTemplate
+from .base import Restart
+from .base import Unreadable
+from .batch import DEPLOYMENT
+from .batch import JOB
+from .batch import STATEFULSET
 from .jobset import JOBSET
-from .kubeflow import MPIJOB, PYTORCHJOB
+from .kubeflow import MPIJOB
+from .kubeflow import PYTORCHJOB
 from .kueue import KUEUE_WORKLOAD
 from .lws import LEADERWORKERSET
-from .ray import RAYCLUSTER, RAYJOB
+from .ray import RAYCLUSTER
+from .ray import RAYJOB
 from .trainer import TRAINJOB
 from .volcano import VOLCANO_JOB
 

@@ -10,10 +10,14 @@ time (:class:`Deadline`), and may a partial gang be admitted (:class:`Admission`
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import NamedTuple
+from typing import Protocol
 
-from ..k8s import Obj, is_finished
+from ..k8s import Obj
+from ..k8s import is_finished
 from ..kindspec import KindSpec
 from ..model import Evidence
 

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import job_spec, job_status, pick, shaped, template
-from .base import Adapter, Deadline, Lookup, PodTemplate
-from .walk import count, pod_template, spec_of
+from ..projection.core import job_spec
+from ..projection.core import job_status
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import template
+from .base import Adapter
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .walk import count
+from .walk import pod_template
+from .walk import spec_of
 
 
 def project_job(obj: Obj) -> Obj:

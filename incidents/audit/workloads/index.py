@@ -9,14 +9,19 @@ reference (or gang label) and judged from their own spec.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from functools import cached_property
 
-from ..k8s import Obj, api_group, spec_gpus
+from ..k8s import Obj
+from ..k8s import api_group
+from ..k8s import spec_gpus
 from ..model import Resource
 from . import ADAPTERS
-from .base import Adapter, PodTemplate
+from .base import Adapter
+from .base import PodTemplate
 
 # Owner kinds (or labels) that mark pods as part of a training job when the owner is not listed.
 TRAINING_OWNER_KINDS = frozenset(

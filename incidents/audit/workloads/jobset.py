@@ -13,9 +13,18 @@ from typing import Any
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import job_spec, pick, shaped, status_conditions
-from .base import Adapter, Deadline, PodTemplate, Restart
-from .walk import condition_true, count, pod_template, spec_of
+from ..projection.core import job_spec
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import status_conditions
+from .base import Adapter
+from .base import Deadline
+from .base import PodTemplate
+from .base import Restart
+from .walk import condition_true
+from .walk import count
+from .walk import pod_template
+from .walk import spec_of
 
 NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
 _NOT_WHOLE = ("FailJobSet", "RestartJob", "RestartJobAndIgnoreMaxRestarts")

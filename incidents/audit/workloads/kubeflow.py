@@ -17,12 +17,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..k8s import Obj, container_gpus
+from ..k8s import Obj
+from ..k8s import container_gpus
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import pick, shaped, status_conditions, template
-from .base import Adapter, Admission, Deadline, Lookup, PodTemplate, Restart
-from .walk import count, pod_template, spec_of
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import status_conditions
+from ..projection.core import template
+from .base import Adapter
+from .base import Admission
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .base import Restart
+from .walk import count
+from .walk import pod_template
+from .walk import spec_of
 
 JOB_NAME_LABEL = "training.kubeflow.org/job-name"
 _LAUNCHER = re.compile(r"\b(torchrun|torch\.distributed\.(run|launch))\b")

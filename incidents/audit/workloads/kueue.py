@@ -11,9 +11,19 @@ from __future__ import annotations
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import pick, shaped, status_conditions, template
-from .base import Adapter, Admission, Deadline, Lookup, PodTemplate
-from .walk import condition_true, count, indexed_templates, spec_of
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import status_conditions
+from ..projection.core import template
+from .base import Adapter
+from .base import Admission
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .walk import condition_true
+from .walk import count
+from .walk import indexed_templates
+from .walk import spec_of
 
 GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 

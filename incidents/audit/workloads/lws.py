@@ -10,9 +10,16 @@ from __future__ import annotations
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import pick, shaped, template
-from .base import Adapter, Lookup, PodTemplate, Restart
-from .walk import count, pod_template, spec_of
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import template
+from .base import Adapter
+from .base import Lookup
+from .base import PodTemplate
+from .base import Restart
+from .walk import count
+from .walk import pod_template
+from .walk import spec_of
 
 NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 _WHOLE_GROUP = frozenset({"RecreateGroupOnPodRestart", "RecreateGroupAfterStart"})

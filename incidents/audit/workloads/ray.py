@@ -16,9 +16,17 @@ from typing import Any
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import pick, shaped, template
-from .base import Adapter, Deadline, Lookup, PodTemplate, Restart
-from .walk import count, pod_template, spec_of
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import template
+from .base import Adapter
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .base import Restart
+from .walk import count
+from .walk import pod_template
+from .walk import spec_of
 
 CLUSTER_LABEL = "ray.io/cluster"
 _FINISHED = frozenset({"Complete", "Failed", "ValidationFailed"})

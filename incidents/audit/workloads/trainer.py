@@ -15,10 +15,27 @@ from typing import Any
 
 from ..k8s import Obj
 from ..kindspec import kind_spec
-from ..projection.core import _env, _resources, pick, pod_spec, prune, shaped, status_conditions
-from .base import Adapter, Deadline, Lookup, PodTemplate, Restart, Unreadable
-from .jobset import jobset_deadline, jobset_restart, project_jobset_spec, replicated_job_templates
-from .walk import condition_true, count, readable, spec_of
+from ..projection.core import _env
+from ..projection.core import _resources
+from ..projection.core import pick
+from ..projection.core import pod_spec
+from ..projection.core import prune
+from ..projection.core import shaped
+from ..projection.core import status_conditions
+from .base import Adapter
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .base import Restart
+from .base import Unreadable
+from .jobset import jobset_deadline
+from .jobset import jobset_restart
+from .jobset import project_jobset_spec
+from .jobset import replicated_job_templates
+from .walk import condition_true
+from .walk import count
+from .walk import readable
+from .walk import spec_of
 
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 CLUSTER_RUNTIMES = "clustertrainingruntimes.trainer.kubeflow.org"

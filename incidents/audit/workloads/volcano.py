@@ -11,9 +11,18 @@ from __future__ import annotations
 from ..k8s import Obj
 from ..kindspec import kind_spec
 from ..model import Evidence
-from ..projection.core import pick, shaped, template
-from .base import Adapter, Admission, Deadline, Lookup, PodTemplate, Restart
-from .walk import count, indexed_templates, spec_of
+from ..projection.core import pick
+from ..projection.core import shaped
+from ..projection.core import template
+from .base import Adapter
+from .base import Admission
+from .base import Deadline
+from .base import Lookup
+from .base import PodTemplate
+from .base import Restart
+from .walk import count
+from .walk import indexed_templates
+from .walk import spec_of
 
 NAME_LABEL = "volcano.sh/job-name"
 FAILURE_EVENTS = frozenset({"PodFailed", "PodEvicted", "TaskFailed", "*"})

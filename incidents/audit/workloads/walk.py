@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..k8s import Obj
-from .base import UNREADABLE, PodTemplate, Unreadable
+from .base import UNREADABLE
+from .base import PodTemplate
+from .base import Unreadable
 
 
 def count(value: Any, default: int = 1) -> int:

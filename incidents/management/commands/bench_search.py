@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 
 from incidents.evaluation.bench import run_benchmark
 from incidents.management.readiness import require_rows

@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 from django.db import connection
 
-from incidents.evaluation.dataset import HALVES, load_items
-from incidents.evaluation.retrieval import RetrievalReport, evaluate
+from incidents.evaluation.dataset import HALVES
+from incidents.evaluation.dataset import load_items
+from incidents.evaluation.retrieval import RetrievalReport
+from incidents.evaluation.retrieval import evaluate
 from incidents.management.readiness import require_rows
 from incidents.models import Case
 

@@ -8,11 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 
-from incidents.evaluation.suggestions import evaluate_suggestions, load_items
+from incidents.evaluation.suggestions import evaluate_suggestions
+from incidents.evaluation.suggestions import load_items
 from incidents.models import FacetValue
-from incidents.suggest import THRESHOLD, like, prior, suggest_filters, weights
+from incidents.suggest import THRESHOLD
+from incidents.suggest import like
+from incidents.suggest import prior
+from incidents.suggest import suggest_filters
+from incidents.suggest import weights
 
 DEFAULT_SET = Path(settings.BASE_DIR) / "tests" / "data" / "retrieval_eval.yaml"
 

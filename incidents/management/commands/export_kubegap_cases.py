@@ -6,10 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
 from incidents.services import LibraryError
-from incidents.services.kubegap_cases import CASES_FILE, export_cases
+from incidents.services.kubegap_cases import CASES_FILE
+from incidents.services.kubegap_cases import export_cases
 
 
 class Command(BaseCommand):

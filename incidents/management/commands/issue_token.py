@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 from rest_framework.authtoken.models import Token
 
 WRITE_PERMISSIONS = ("incidents.add_case", "incidents.change_case")

@@ -6,11 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
+from django.core.management.base import CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from incidents.services import LibraryError, load_library
+from incidents.services import LibraryError
+from incidents.services import load_library
 
 
 class Command(BaseCommand):
