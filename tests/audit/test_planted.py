@@ -20,14 +20,14 @@ from tests.audit.planted.score import score_all
 from tests.audit.planted.score import score_file
 from tests.audit.planted.score import totals
 
-FOUND_FLOOR = 92  # planted gaps found, of 96 (rounds 1-3: 48 of 48, 31 of 31, 13 of 17)
-WRONG_CEILING = 0  # look-alikes wrongly failed, of 214 (rounds 1-3: 0 of 87, 0 of 72, 0 of 55)
+FOUND_FLOOR = 120  # planted gaps found, of 129 (rounds 1-4: 48/48, 31/31, 13/17, 28/33)
+WRONG_CEILING = 5  # look-alikes wrongly failed, of 297 (rounds 1-4: 0/87, 0/72, 0/55, 5/83)
 
 
 def test_planted_gaps_found_and_lookalikes_not_failed() -> None:
     scores = score_all()
     t = totals(scores)
-    assert len(scores) == 17
+    assert len(scores) == 21
     assert t["found"] >= FOUND_FLOOR, report(scores, verbose=True)
     assert t["wrong"] <= WRONG_CEILING, report(scores, verbose=True)
 
@@ -53,13 +53,15 @@ def test_scorer_counts_a_miss_and_a_wrong_fail(tmp_path: Path) -> None:
 
 
 def test_rounds_are_told_apart_by_name() -> None:
-    """Round 1 is the first seven scenarios; rounds 2 and 3 the `r2-`/`r3-` ones, scored alone."""
+    """Round 1 is the first seven scenarios; rounds 2 to 4 the `r2-`/`r3-`/`r4-` ones, scored alone."""
     assert len(scenario_paths(round_no=1)) == 7
     second = scenario_paths(round_no=2)
     assert len(second) == 6 and all(p.stem.startswith("r2-") for p in second)
     third = scenario_paths(round_no=3)
     assert len(third) == 4 and all(p.stem.startswith("r3-") for p in third)
-    assert {round_of(p) for p in scenario_paths()} == {1, 2, 3}
+    fourth = scenario_paths(round_no=4)
+    assert len(fourth) == 4 and all(p.stem.startswith("r4-") for p in fourth)
+    assert {round_of(p) for p in scenario_paths()} == {1, 2, 3, 4}
 
 
 def test_a_namespaced_scenario_sees_only_its_namespace() -> None:
