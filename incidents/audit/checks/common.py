@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from ..context import Context
 from ..k8s import Obj
+from ..k8s import not_ready
 from ..k8s import pod_ready
 from ..model import CLUSTER
 from ..model import Evidence
@@ -154,7 +155,10 @@ def name_of(obj: Obj) -> str:
 
 
 def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
-    """Names of nodes that run a Ready pod with a container image containing one of the words."""
+    """Names of nodes that run a Ready pod with a container image containing one of the words.
+
+    On a NotReady node such a pod counts even when it is not Ready: it cannot be while its node
+    is down, which NODE-001 judges (as PRE-002 leaves out stack pods of NotReady nodes)."""
     nodes: set[str] = set()
     matches: dict[int, bool] = {}  # by containers list: replicas share one (see compact.py)
     for pod in ctx.items("pods"):
@@ -167,9 +171,14 @@ def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
         if found is None:
             images = [str(c.get("image", "")) for c in containers]
             found = matches[id(containers)] = any(w in i for i in images for w in image_words)
-        if found and pod_ready(pod):
+        if found and (pod_ready(pod) or _node_down(ctx, str(node_name))):
             nodes.add(str(node_name))
     return nodes
+
+
+def _node_down(ctx: Context, name: str) -> bool:
+    node = ctx.nodes_by_name.get(name)
+    return node is not None and not_ready(node) is not None
 
 
 def node_coverage(
