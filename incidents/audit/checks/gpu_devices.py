@@ -9,6 +9,7 @@ from ..k8s import Obj
 from ..k8s import is_gpu_resource
 from ..k8s import node_gpus
 from ..k8s import not_ready
+from ..k8s import parse_time
 from ..k8s import quantity
 from ..model import Check
 from ..model import Evidence
@@ -96,6 +97,10 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
         pool = _pool(node)
         if pool in pools and not _uses_mig(node) and full < pools[pool] and not evidence:
             evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, pools[pool]))
+        if not any(capacity.values()):
+            starting = _not_yet_initialized(ctx, node) or _dra_gpus(ctx, node)
+            if starting:
+                return Skip(starting)
         if evidence:
             return gap("node advertises fewer GPUs than it has", *evidence)
         if not any(capacity.values()) and "nvidia.com/gpu.count" not in labels:
@@ -111,6 +116,43 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
         ok="GPU nodes advertise their full GPU count (MIG slices against their labelled count)",
         none="no Ready GPU node",
         nodes=ready,
+    )
+
+
+# Kubelet plugins of GPU DRA drivers (NVIDIA's k8s-dra-driver-gpu, formerly k8s-dra-driver;
+# AMD's k8s-gpu-dra-driver): on their nodes GPUs are ResourceSlice devices, not an extended resource.
+DRA_GPU_PLUGIN_IMAGES = ("k8s-dra-driver", "gpu-dra-driver")
+# Karpenter labels a node initialized once its extended resources have registered
+# (https://karpenter.sh/docs/concepts/disruption/); one younger than this is still starting.
+STARTING_SECONDS = 15 * 60
+
+
+def _dra_gpus(ctx: Context, node: Obj) -> str | None:
+    """Why the node's GPUs are not counted in its resources: a GPU DRA kubelet plugin runs there."""
+    for pod in ctx.pods_by_node.get(name_of(node), []):
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            image = str(c.get("image", ""))
+            if any(word in image for word in DRA_GPU_PLUGIN_IMAGES):
+                return (
+                    f"GPUs offered through DRA (kubelet plugin {image.rsplit('/', 1)[-1]}): they "
+                    "are ResourceSlice devices, not an extended resource, and kubegap does not read "
+                    "ResourceSlices"
+                )
+    return None
+
+
+def _not_yet_initialized(ctx: Context, node: Obj) -> str | None:
+    """Why a Karpenter node is still starting: registered, not initialized, and new."""
+    meta = node["metadata"]
+    labels = meta.get("labels") or {}
+    if "karpenter.sh/nodepool" not in labels or labels.get("karpenter.sh/initialized") == "true":
+        return None
+    created = parse_time(meta.get("creationTimestamp"))
+    if created is not None and (ctx.now - created).total_seconds() > STARTING_SECONDS:
+        return None
+    return (
+        "Karpenter has not initialized it yet (no karpenter.sh/initialized label: its GPU "
+        "resources have not registered); judged once it is, or after 15 minutes"
     )
 
 

@@ -139,8 +139,10 @@ def node(obj: Obj) -> Obj:
 
     info = status.get("nodeInfo") or {}
     taints = spec.get("taints")
+    created = (obj.get("metadata") or {}).get("creationTimestamp")
     return {
-        "metadata": metadata(obj),
+        # When it joined: a node still starting is not judged on its GPU count (GPU-003).
+        "metadata": {**metadata(obj), **({"creationTimestamp": created} if created else {})},
         "spec": prune(
             {
                 "unschedulable": spec.get("unschedulable"),
