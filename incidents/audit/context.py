@@ -12,6 +12,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from .k8s import DRA_GPU_PLUGIN_IMAGES
 from .k8s import Obj
 from .k8s import api_group
 from .k8s import is_gpu_node
@@ -114,6 +115,20 @@ class Context:
             return None
 
     @cached_property
+    def dra_gpus(self) -> bool:
+        """Whether GPUs are allocated through DRA here: a GPU DRA driver's kubelet plugin is
+        listed (its DaemonSet or a pod of it). Pods' DRA claims then count as GPUs."""
+        for key in ("daemonsets.apps", "pods"):
+            for obj in self.items(key):
+                spec = obj.get("spec") or {}
+                if key == "daemonsets.apps":
+                    spec = (spec.get("template") or {}).get("spec") or {}
+                for c in spec.get("containers") or []:
+                    if any(w in str(c.get("image", "")) for w in DRA_GPU_PLUGIN_IMAGES):
+                        return True
+        return False
+
+    @cached_property
     def gpu_nodes(self) -> list[Obj]:
         return [n for n in self.items("nodes") if is_gpu_node(n)]
 
@@ -132,7 +147,7 @@ class Context:
             key = id(spec.get("containers"))
             gpus = gpus_of.get(key)
             if gpus is None:
-                gpus = gpus_of[key] = spec_gpus(spec)
+                gpus = gpus_of[key] = spec_gpus(spec, self.dra_gpus)
             if gpus > 0:
                 out.append(p)
         return out
@@ -152,7 +167,7 @@ class Context:
 
         It sees the unreadable objects too: their pods still belong to them, and it reports them
         (:attr:`malformed`) instead of judging their pods as a group of their own."""
-        return WorkloadIndex(self.snapshot.items, self.ref)
+        return WorkloadIndex(self.snapshot.items, self.ref, dra_gpus=self.dra_gpus)
 
     @cached_property
     def unreadable(self) -> dict[str, list[Obj]]:

@@ -55,19 +55,29 @@ def is_gpu_resource(name: str) -> bool:
     return name in GPU_RESOURCES or name.startswith("nvidia.com/mig-")
 
 
-def container_gpus(container: Obj) -> float:
-    """GPUs one container asks for (the larger of its limits and requests)."""
+# Kubelet plugins of GPU DRA drivers (NVIDIA's k8s-dra-driver-gpu, formerly k8s-dra-driver;
+# AMD's k8s-gpu-dra-driver). Where one runs, GPUs are ResourceSlice devices that pods claim
+# (spec.resourceClaims, containers[].resources.claims), not an extended resource they request.
+DRA_GPU_PLUGIN_IMAGES = ("k8s-dra-driver", "gpu-dra-driver")
+
+
+def container_gpus(container: Obj, dra: bool = False) -> float:
+    """GPUs one container asks for (the larger of its limits and requests). With ``dra`` (the
+    cluster allocates GPUs through a GPU DRA driver) each DRA claim the container uses counts as
+    one GPU at least: the device count is in the claim's template, which kubegap does not read."""
     res = container.get("resources") or {}
     total = 0.0
     for part in ("limits", "requests"):
         values = res.get(part) or {}
         found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
         total = max(total, found)
+    if dra:
+        total = max(total, float(len(res.get("claims") or [])))
     return total
 
 
-def spec_gpus(pod_spec: Obj) -> float:
-    return sum(container_gpus(c) for c in pod_spec.get("containers") or [])
+def spec_gpus(pod_spec: Obj, dra: bool = False) -> float:
+    return sum(container_gpus(c, dra) for c in pod_spec.get("containers") or [])
 
 
 def node_gpus(node: Obj, field: str = "capacity") -> float:

@@ -127,7 +127,9 @@ def unschedulable_gpu_pods(ctx: Context) -> Iterator[Result]:
         resource, pod = _involved(ctx, ev)
         if pod is None or (pod.get("status") or {}).get("phase") != "Pending":
             continue  # scheduled since, or gone
-        if spec_gpus(pod.get("spec") or {}) or GPU_REQUEST.search(str(ev.get("message", ""))):
+        if spec_gpus(pod.get("spec") or {}, ctx.dra_gpus) or GPU_REQUEST.search(
+            str(ev.get("message", ""))
+        ):
             by_workload.setdefault(resource, []).append((ev, pod))
     for resource, found in sorted(by_workload.items(), key=lambda kv: kv[0].logical_name):
         pods = sorted({str(p["metadata"].get("name")) for _, p in found})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
+from ..k8s import DRA_GPU_PLUGIN_IMAGES
 from ..k8s import Obj
 from ..k8s import is_gpu_resource
 from ..k8s import node_gpus
@@ -119,9 +120,6 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
     )
 
 
-# Kubelet plugins of GPU DRA drivers (NVIDIA's k8s-dra-driver-gpu, formerly k8s-dra-driver;
-# AMD's k8s-gpu-dra-driver): on their nodes GPUs are ResourceSlice devices, not an extended resource.
-DRA_GPU_PLUGIN_IMAGES = ("k8s-dra-driver", "gpu-dra-driver")
 # Karpenter labels a node initialized once its extended resources have registered
 # (https://karpenter.sh/docs/concepts/disruption/); one younger than this is still starting.
 STARTING_SECONDS = 15 * 60

@@ -148,7 +148,7 @@ def fault_schedulable(ctx: Context) -> Iterator[Result]:
         on_node = [
             p
             for p in ctx.pods_by_node.get(node_name, [])
-            if spec_gpus(p.get("spec") or {}) and _running(p)
+            if spec_gpus(p.get("spec") or {}, ctx.dra_gpus) and _running(p)
         ]
         pods_seen += len(on_node)
         by_workload: dict[Resource, list[str]] = {}

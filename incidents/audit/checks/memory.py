@@ -34,7 +34,7 @@ def memory_limits(ctx: Context) -> Iterator[Result]:
             Evidence(f"{t.path}.containers[{i}].resources.limits.memory", None, "a memory limit")
             for t in w.templates
             for i, c in enumerate(t.spec.get("containers") or [])
-            if container_gpus(c)
+            if container_gpus(c, ctx.dra_gpus)
             and not ((c.get("resources") or {}).get("limits") or {}).get("memory")
         ]
         return gap("GPU container has no memory limit", *evidence) if evidence else None
@@ -44,10 +44,10 @@ def memory_limits(ctx: Context) -> Iterator[Result]:
     )
 
 
-def _shm_gap(path: str, spec: Obj) -> Evidence | None:
+def _shm_gap(path: str, spec: Obj, dra: bool) -> Evidence | None:
     volumes = {str(v.get("name")): v for v in spec.get("volumes") or []}
     for i, c in enumerate(spec.get("containers") or []):
-        if not container_gpus(c):
+        if not container_gpus(c, dra):
             continue
         mount = next(
             (m for m in c.get("volumeMounts") or [] if m.get("mountPath") == "/dev/shm"), None
@@ -74,11 +74,18 @@ def _shm_gap(path: str, spec: Obj) -> Evidence | None:
 SHM_SERVERS = ("tritonserver",)
 
 
-def _single_gpu_server(w: Workload) -> Skip | None:
+def _single_gpu_server(w: Workload, dra: bool) -> Skip | None:
     """Serving replicas (a Deployment or StatefulSet) with one GPU per pod: no NCCL peer in the
     pod (vLLM and PyTorch use /dev/shm for tensor parallelism) and no DataLoader workers as in
-    training. Bare pods (a notebook) and jobs are judged: they may train."""
+    training. Bare pods (a notebook) and jobs are judged: they may train. GPUs claimed through
+    DRA are judged too: how many a claim holds is in its template, which kubegap does not read."""
     if w.key not in REPLICATED_KINDS or any(spec_gpus(t.spec) > 1 for t in w.templates):
+        return None
+    if dra and any(
+        (c.get("resources") or {}).get("claims")
+        for t in w.templates
+        for c in t.spec.get("containers") or []
+    ):
         return None
     images = [str(c.get("image", "")) for t in w.templates for c in t.spec.get("containers") or []]
     if any(word in i for i in images for word in SHM_SERVERS):
@@ -88,9 +95,11 @@ def _single_gpu_server(w: Workload) -> Skip | None:
 
 def dev_shm(ctx: Context) -> Iterator[Result]:
     def judge(w: Workload) -> Gap | Skip | None:
-        if (skip := _single_gpu_server(w)) is not None:
+        if (skip := _single_gpu_server(w, ctx.dra_gpus)) is not None:
             return skip
-        found = [e for t in w.templates if (e := _shm_gap(t.path, t.spec)) is not None]
+        found = [
+            e for t in w.templates if (e := _shm_gap(t.path, t.spec, ctx.dra_gpus)) is not None
+        ]
         if not found:
             return None
         unbounded = all(e.path.endswith("sizeLimit") for e in found)

@@ -68,9 +68,13 @@ POD_LABELS = frozenset(
 
 
 def _asks_for_gpus(spec: Any) -> bool:
+    """Whether a pod may hold GPUs: it requests a GPU resource, or uses a DRA claim (whether the
+    claim is a GPU depends on the cluster's DRA drivers, see k8s.container_gpus)."""
     containers = mappings(mapping(spec, "spec").get("containers"), "spec.containers")
     for i, c in enumerate(containers):
         res = mapping(c.get("resources"), f"spec.containers[{i}].resources")
+        if res.get("claims"):
+            return True
         for part in ("limits", "requests"):
             if any(is_gpu_resource(k) for k in res.get(part) or {}):
                 return True

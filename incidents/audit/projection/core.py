@@ -125,6 +125,11 @@ def _resources(res: Any) -> Obj | None:
             kept = {k: str(v) for k, v in values.items() if k in _RESOURCE_KEYS or "/" in k}
             if kept:
                 out[part] = kept
+    claims = res.get("claims")  # DRA: which of the pod's resourceClaims the container uses
+    if isinstance(claims, list):
+        kept_claims = [pick(c, "name", "request") for c in claims if isinstance(c, dict)]
+        if kept_claims:
+            out["claims"] = kept_claims
     return out or None
 
 
@@ -249,6 +254,12 @@ def pod_spec(spec: Any, path: str = "spec.template.spec") -> Obj:
             "activeDeadlineSeconds": spec.get("activeDeadlineSeconds"),
             "restartPolicy": spec.get("restartPolicy"),
             "volumes": [volume(v) for v in spec.get("volumes") or []] or None,
+            "resourceClaims": [
+                pick(rc, "name", "resourceClaimName", "resourceClaimTemplateName")
+                for rc in spec.get("resourceClaims") or []
+                if isinstance(rc, dict)
+            ]
+            or None,
             "containers": [
                 container(c, f"{path}.containers[{i}]")
                 for i, c in enumerate(mappings(spec.get("containers"), f"{path}.containers"))

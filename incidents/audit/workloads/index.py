@@ -70,6 +70,7 @@ class WorkloadIndex:
     items: Callable[[str], list[Obj]]
     ref: Callable[[str, Obj], Resource]
     malformed: list[Malformed] = field(default_factory=list)
+    dra_gpus: bool = False  # GPUs are claimed through DRA (see k8s.container_gpus)
 
     def __post_init__(self) -> None:
         self._by_pod: dict[int, tuple[Resource, Adapter | None]] = {}
@@ -220,7 +221,7 @@ class WorkloadIndex:
                         Malformed(adapter.key, resource, f"{type(exc).__name__}: {exc}")
                     )
                     continue
-                gpu = tuple(t for t in templates if spec_gpus(t.spec) > 0)
+                gpu = tuple(t for t in templates if spec_gpus(t.spec, self.dra_gpus) > 0)
                 if gpu:
                     pods = tuple(
                         sorted(

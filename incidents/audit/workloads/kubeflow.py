@@ -137,12 +137,12 @@ def _launcher_restarts(container: Obj) -> str | None:
     return None
 
 
-def elastic_launcher(templates: list[PodTemplate]) -> str | None:
+def elastic_launcher(templates: list[PodTemplate], dra: bool = False) -> str | None:
     """``torchrun --max-restarts=N`` (N > 0), or PET_MAX_RESTARTS, in every GPU container."""
     found = None
     for t in templates:
         for c in t.spec.get("containers") or []:
-            if not container_gpus(c):
+            if not container_gpus(c, dra):
                 continue
             hit = _launcher_restarts(c)
             if hit is None:
@@ -158,7 +158,7 @@ def _pytorch_restart(obj: Obj, objects: Lookup) -> Restart:
         return Restart(True, f"elasticPolicy.maxRestarts={elastic['maxRestarts']} (torch elastic)")
     templates = _templates("pytorchReplicaSpecs")(obj, objects)
     policies = {t.role: t.restart_policy or "OnFailure" for t in templates}
-    launcher = elastic_launcher(templates)
+    launcher = elastic_launcher(templates, bool(getattr(objects, "dra_gpus", False)))
     if launcher and "Never" not in policies.values():
         return Restart(True, f"elastic launcher ({launcher}) restarts every rank")
     backoff = _run_policy(obj).get("backoffLimit")
