@@ -118,14 +118,20 @@ class Context:
     def dra_gpus(self) -> bool:
         """Whether GPUs are allocated through DRA here: a GPU DRA driver's kubelet plugin is
         listed (its DaemonSet or a pod of it). Pods' DRA claims then count as GPUs."""
-        for key in ("daemonsets.apps", "pods"):
-            for obj in self.items(key):
-                spec = obj.get("spec") or {}
-                if key == "daemonsets.apps":
-                    spec = (spec.get("template") or {}).get("spec") or {}
-                for c in spec.get("containers") or []:
-                    if any(w in str(c.get("image", "")) for w in DRA_GPU_PLUGIN_IMAGES):
-                        return True
+        specs = [
+            ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
+            for ds in self.items("daemonsets.apps")
+        ]
+        specs += [p.get("spec") or {} for p in self.items("pods")]
+        seen: set[int] = set()  # replicas share one containers list (see compact.py)
+        for spec in specs:
+            containers = spec.get("containers") or []
+            if id(containers) in seen:
+                continue
+            seen.add(id(containers))
+            for c in containers:
+                if any(w in str(c.get("image", "")) for w in DRA_GPU_PLUGIN_IMAGES):
+                    return True
         return False
 
     @cached_property
