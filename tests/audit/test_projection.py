@@ -121,3 +121,50 @@ def test_gpu_operator_component_env_keeps_only_values_checks_compare() -> None:
     assert slim["spec"]["dcgmExporter"] == {"enabled": True}
     assert "hunter" not in str(slim)
     assert project("clusterpolicies.nvidia.com", slim) == slim
+
+
+def test_a_pod_using_a_dra_claim_keeps_its_claims() -> None:
+    """DRA: a pod that claims devices (spec.resourceClaims, containers[].resources.claims) keeps
+    its spec, since on a cluster with a GPU DRA driver those claims are its GPUs; the claim's
+    parameters stay in its template, which is not read."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "sft-0", "namespace": "llm"},
+        "spec": {
+            "resourceClaims": [
+                {"name": "gpus", "resourceClaimTemplateName": "h200-x8"},
+                {"name": "nic", "resourceClaimName": "rdma-0"},
+            ],
+            "containers": [
+                {
+                    "name": "trainer",
+                    "image": "i",
+                    "resources": {
+                        "requests": {"memory": "800Gi"},
+                        "claims": [{"name": "gpus"}, {"name": "nic", "request": "rdma"}],
+                    },
+                }
+            ],
+        },
+    }
+    slim = project("pods", pod)
+    assert slim["spec"]["resourceClaims"] == pod["spec"]["resourceClaims"]
+    assert slim["spec"]["containers"][0]["resources"] == {
+        "requests": {"memory": "800Gi"},
+        "claims": [{"name": "gpus"}, {"name": "nic", "request": "rdma"}],
+    }
+    assert project("pods", slim) == slim
+
+
+def test_a_node_keeps_when_it_joined() -> None:
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n", "creationTimestamp": "2026-06-01T11:58:30Z", "uid": "u"},
+        "status": {"capacity": {"cpu": "8"}},
+    }
+    assert project("nodes", node)["metadata"] == {
+        "name": "n",
+        "creationTimestamp": "2026-06-01T11:58:30Z",
+    }
