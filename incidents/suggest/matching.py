@@ -170,7 +170,7 @@ def _spelt(
                 weights.CLAUSE_BOUND and words[at].clause != words[position].clause
             ):
                 return None
-            if (edits := spellings[at].get(wanted)) is not None:
+            if (edits := spellings[at].get(wanted)) is not None and not _parted(words, at, step):
                 if edits or _same_word(words[at], term.keys[offset]):
                     total, position, gaps = total + edits, at, gaps + step - 1
                     break
@@ -179,8 +179,34 @@ def _spelt(
     return total, position + 1, gaps
 
 
+def _parted(words: Sequence[Token], at: int, step: int) -> bool:
+    """Whether a comma parts the word at `at` from the term's word right before it (`step` 1):
+    "the control plane, pods" holds no "control-plane pods" (weights.COMMA_BOUND)."""
+    return bool(weights.COMMA_BOUND) and step == 1 and words[at].comma
+
+
 # Articles, which a text puts in a phrase or leaves out at will ("no canary", "without a canary").
 ARTICLES = frozenset({"a", "an", "the"})
+
+
+# Adverbs a text puts between a subject and its verb, or a verb and its object, without changing
+# what is said ("the job just stalls", "training eventually crashed", "we then deleted the
+# cluster"): they tell when or how, never what. Not "only", "never", "not" or "again", which do.
+FREE_ADVERBS = frozenset(
+    "just then also still simply basically completely totally suddenly eventually finally "
+    "randomly quietly silently immediately repeatedly sometimes occasionally constantly "
+    "intermittently briefly actually apparently literally already promptly entirely "
+    "partially mostly mysteriously abruptly".split()
+)
+
+
+def _free_in_pair(key: str) -> bool:
+    """Whether a word between the two words of a two-word phrase counts toward no gap: an
+    article ("without a canary", weights.ARTICLES_FREE) or an adverb of time or manner ("the
+    job just stalls", weights.ADVERBS_FREE)."""
+    return bool(weights.ARTICLES_FREE and key in ARTICLES) or bool(
+        weights.ADVERBS_FREE and key in FREE_ADVERBS
+    )
 
 
 def _phrase_end(
@@ -198,12 +224,16 @@ def _phrase_end(
         while at < len(words) and gap <= most:
             if weights.CLAUSE_BOUND and words[at].clause != words[position].clause:
                 return None
-            if words[at].stem == wanted and _same_word(words[at], term.keys[offset]):
+            if (
+                words[at].stem == wanted
+                and _same_word(words[at], term.keys[offset])
+                and not _parted(words, at, at - position)
+            ):
                 skipped.update(range(position + 1, at))
                 position = at
                 break
             if not words[at].key.isdigit() and not (
-                weights.ARTICLES_FREE and most == weights.PAIR_GAP and words[at].key in ARTICLES
+                most == weights.PAIR_GAP and _free_in_pair(words[at].key)
             ):
                 gap += 1
             at += 1
