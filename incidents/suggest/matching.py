@@ -10,6 +10,7 @@ which hits stand is decided by incidents.suggest.selection.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from incidents.suggest.lexicon import Term
 from incidents.suggest.words import AGENT_SUFFIXES
 from incidents.suggest.words import Token
 from incidents.suggest.words import stem
+from incidents.suggest.words import tokens
 
 
 @dataclass(frozen=True)
@@ -232,6 +234,8 @@ def _phrase_end(
                 skipped.update(range(position + 1, at))
                 position = at
                 break
+            if _other_preposition(term, words[at].key):
+                return None
             if not words[at].key.isdigit() and not (
                 most == weights.PAIR_GAP and _free_in_pair(words[at].key)
             ):
@@ -240,6 +244,30 @@ def _phrase_end(
         else:
             return None
     return position + 1, frozenset(skipped)
+
+
+# Prepositions: in the gap of a phrase read without its own preposition, another one says
+# something else ("down for days" is not "down 1-2% over the day").
+PREPOSITIONS = frozenset(
+    "about above across after against along at before behind below beside between beyond by "
+    "during for from in inside into near of off on onto out over per since through to toward "
+    "towards under until upon via with within without".split()
+)
+
+
+def _other_preposition(term: Term, key: str) -> bool:
+    """Whether `key`, in the gap of a phrase read without a preposition it is written with
+    ("down for days" as "down ... days", forms.spelling_forms), is another preposition, which
+    says something else (weights.PREPOSITION_KEPT)."""
+    if not weights.PREPOSITION_KEPT or term.kind != "phrase" or key not in PREPOSITIONS:
+        return False
+    written = _written_prepositions(term.text)
+    return bool(written - set(term.keys)) and key not in written
+
+
+@functools.cache
+def _written_prepositions(text: str) -> frozenset[str]:
+    return frozenset(t.key for t in tokens(text) if t.key in PREPOSITIONS)
 
 
 def _linked_end(

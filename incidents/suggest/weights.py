@@ -63,6 +63,9 @@ ARTICLES_FREE = 1
 # ... and so does an adverb of time or manner ("the job just stalls" for "job stalled",
 # matching.FREE_ADVERBS); 0: off.
 ADVERBS_FREE = 1
+# A phrase read without its own preposition ("down for days" as "down ... days") is not found
+# across another preposition ("down 1-2% over the day"); 0: off.
+PREPOSITION_KEPT = 1
 # A component's one-word name written as a past form of a verb ("switched off", "cached") names
 # no part; 0: off.
 PARTS_ARE_NOUNS = 1
