@@ -64,7 +64,7 @@ def test_a_comma_parts_two_words_of_a_term(small_library: None) -> None:
     assert "symptom:cp-pods" not in _found(
         "the upgrade broke the networking control plane, pods lost connectivity"
     )
-    _value("loader", aliases=["data loader"])
+    _value("loader", name="data loader")
     assert "symptom:loader" in _found("the data loader leaked")
     assert "symptom:loader" not in _found("we wrote the data, loader workers died later")
 
