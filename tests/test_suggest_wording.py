@@ -1,9 +1,11 @@
 """Wordings the suggestion engine reads beyond a phrase as written: an adjective after its noun
-("the cable was faulty"), articles inside a two-word phrase, British spellings, "could not",
-"no" and "limit" read with their synonyms; an ambiguous word that ends a longer name whose
-parent the text names ("node" with k8s), an organisation's ambiguous name beside a partner
-organisation, and an organisation before a component in a keyword query read as its operator
-unless it makes parts."""
+("the cable was faulty"), articles and adverbs inside a two-word phrase, British spellings,
+"could not", "no" and "limit" read with their synonyms; an ambiguous word that ends a longer
+name whose parent the text names ("node" with k8s), an organisation's ambiguous name beside a
+partner organisation, and an organisation before a component in a keyword query read as its
+operator unless it makes parts. And what it does not read as a phrase: two words a comma
+parts, a phrase read without its preposition across another one. The vocabulary's wording
+read here: a failed build, and "by hand" alone."""
 
 from __future__ import annotations
 
@@ -46,6 +48,34 @@ def test_an_article_inside_a_two_word_phrase_is_no_gap(small_library: None) -> N
     _value("quota-hit", phrases=["hit quota"])
     assert "symptom:quota-hit" in _found("the project hit the quota at noon")
     assert "symptom:quota-hit" not in _found("the project hit its own quota at noon")
+
+
+def test_an_adverb_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:
+    _value("run-stalled", phrases=["job stalled"])
+    assert "symptom:run-stalled" in _found("then the job just stalls")
+    assert "symptom:run-stalled" in _found("the job eventually stalled at step 900")
+    # Only adverbs of time or manner: "only" says what, and stays a gap.
+    assert "symptom:run-stalled" not in _found("the job only stalled")
+
+
+def test_a_comma_parts_two_words_of_a_term(small_library: None) -> None:
+    _value("cp-pods", phrases=["control-plane pods"])
+    assert "symptom:cp-pods" in _found("the control-plane pods restarted")
+    assert "symptom:cp-pods" not in _found(
+        "the upgrade broke the networking control plane, pods lost connectivity"
+    )
+    _value("loader", name="data loader")
+    assert "symptom:loader" in _found("the data loader leaked")
+    assert "symptom:loader" not in _found("we wrote the data, loader workers died later")
+
+
+def test_a_phrase_without_its_preposition_is_not_read_across_another(
+    small_library: None,
+) -> None:
+    _value("long-down", phrases=["down for days"])
+    assert "symptom:long-down" in _found("the site was down for three days")
+    assert "symptom:long-down" in _found("the site was down nearly three days")
+    assert "symptom:long-down" not in _found("throughput goes up and down 1-2% over the day")
 
 
 def test_british_spellings_are_read_as_american(small_library: None) -> None:
@@ -110,3 +140,18 @@ def test_in_a_keyword_query_an_organisation_before_a_component_runs_it(
         "traffic never reached the Google Kubernetes cluster"
     )
     assert "organisation:nvidia" not in _found("nvidia a100 xid errors")
+
+
+# --- the vocabulary's wording ------------------------------------------------------------------
+
+
+def test_a_failed_build_is_a_failed_job(seeded_library: None) -> None:
+    assert "symptom:job-failure" in _found("CD builds failing for about an hour")
+    assert "symptom:job-failure" in _found("every build failed until noon")
+
+
+def test_by_hand_alone_is_no_manual_diagnosis(seeded_library: None) -> None:
+    """Anyone does things by hand, a cloud provider too; a job restarted by hand is the value."""
+    manual = "contributing_factor:manual-diagnosis-and-restart"
+    assert manual not in _found("failing the region over needs the provider to do it by hand")
+    assert manual in _found("engineers restarted the job by hand every night")

@@ -10,6 +10,7 @@ which hits stand is decided by incidents.suggest.selection.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from incidents.suggest.lexicon import Term
 from incidents.suggest.words import AGENT_SUFFIXES
 from incidents.suggest.words import Token
 from incidents.suggest.words import stem
+from incidents.suggest.words import tokens
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ def _spelt(
                 weights.CLAUSE_BOUND and words[at].clause != words[position].clause
             ):
                 return None
-            if (edits := spellings[at].get(wanted)) is not None:
+            if (edits := spellings[at].get(wanted)) is not None and not _parted(words, at, step):
                 if edits or _same_word(words[at], term.keys[offset]):
                     total, position, gaps = total + edits, at, gaps + step - 1
                     break
@@ -179,8 +181,34 @@ def _spelt(
     return total, position + 1, gaps
 
 
+def _parted(words: Sequence[Token], at: int, step: int) -> bool:
+    """Whether a comma parts the word at `at` from the term's word right before it (`step` 1):
+    "the control plane, pods" holds no "control-plane pods" (weights.COMMA_BOUND)."""
+    return bool(weights.COMMA_BOUND) and step == 1 and words[at].comma
+
+
 # Articles, which a text puts in a phrase or leaves out at will ("no canary", "without a canary").
 ARTICLES = frozenset({"a", "an", "the"})
+
+
+# Adverbs a text puts between a subject and its verb, or a verb and its object, without changing
+# what is said ("the job just stalls", "training eventually crashed", "we then deleted the
+# cluster"): they tell when or how, never what. Not "only", "never", "not" or "again", which do.
+FREE_ADVERBS = frozenset(
+    "just then also still simply basically completely totally suddenly eventually finally "
+    "randomly quietly silently immediately repeatedly sometimes occasionally constantly "
+    "intermittently briefly actually apparently literally already promptly entirely "
+    "partially mostly mysteriously abruptly".split()
+)
+
+
+def _free_in_pair(key: str) -> bool:
+    """Whether a word between the two words of a two-word phrase counts toward no gap: an
+    article ("without a canary", weights.ARTICLES_FREE) or an adverb of time or manner ("the
+    job just stalls", weights.ADVERBS_FREE)."""
+    return bool(weights.ARTICLES_FREE and key in ARTICLES) or bool(
+        weights.ADVERBS_FREE and key in FREE_ADVERBS
+    )
 
 
 def _phrase_end(
@@ -198,18 +226,48 @@ def _phrase_end(
         while at < len(words) and gap <= most:
             if weights.CLAUSE_BOUND and words[at].clause != words[position].clause:
                 return None
-            if words[at].stem == wanted and _same_word(words[at], term.keys[offset]):
+            if (
+                words[at].stem == wanted
+                and _same_word(words[at], term.keys[offset])
+                and not _parted(words, at, at - position)
+            ):
                 skipped.update(range(position + 1, at))
                 position = at
                 break
+            if _other_preposition(term, words[at].key):
+                return None
             if not words[at].key.isdigit() and not (
-                weights.ARTICLES_FREE and most == weights.PAIR_GAP and words[at].key in ARTICLES
+                most == weights.PAIR_GAP and _free_in_pair(words[at].key)
             ):
                 gap += 1
             at += 1
         else:
             return None
     return position + 1, frozenset(skipped)
+
+
+# Prepositions: in the gap of a phrase read without its own preposition, another one says
+# something else ("down for days" is not "down 1-2% over the day").
+PREPOSITIONS = frozenset(
+    "about above across after against along at before behind below beside between beyond by "
+    "during for from in inside into near of off on onto out over per since through to toward "
+    "towards under until upon via with within without".split()
+)
+
+
+def _other_preposition(term: Term, key: str) -> bool:
+    """Whether `key`, in the gap of a phrase read without a preposition it is written with
+    ("down for days" as "down ... days", forms.spelling_forms), is another preposition, which
+    says something else (weights.PREPOSITION_KEPT)."""
+    if not weights.PREPOSITION_KEPT or term.kind != "phrase" or key not in PREPOSITIONS:
+        return False
+    written = _written_prepositions(term.text)
+    return bool(written - set(term.keys)) and key not in written
+
+
+@functools.cache
+def _written_prepositions(text: str) -> frozenset[str]:
+    return frozenset(t.key for t in tokens(text) if t.key in PREPOSITIONS)
 
 
 def _linked_end(

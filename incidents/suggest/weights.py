@@ -60,12 +60,22 @@ PAIR_GAP = 0
 # ... where an article between them counts toward no gap ("without a canary" for "no canary");
 # 0: off.
 ARTICLES_FREE = 1
+# ... and so does an adverb of time or manner ("the job just stalls" for "job stalled",
+# matching.FREE_ADVERBS); 0: off.
+ADVERBS_FREE = 1
+# A phrase read without its own preposition ("down for days" as "down ... days") is not found
+# across another preposition ("down 1-2% over the day"); 0: off.
+PREPOSITION_KEPT = 1
 # A component's one-word name written as a past form of a verb ("switched off", "cached") names
 # no part; 0: off.
 PARTS_ARE_NOUNS = 1
 # A name's or phrase's words never span the end of a clause ("we deleted the logs. the cluster
 # ..." holds no "deleted the cluster"); 0: off.
 CLAUSE_BOUND = 1
+# Two words of a name or phrase written next to each other are no compound when a comma parts
+# them ("broke the networking control plane, pods lost connectivity" holds no "control-plane
+# pods"); 0: off.
+COMMA_BOUND = 1
 GAP_FACTOR = 0.9
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000

@@ -75,6 +75,7 @@ class Token:
     end: int
     written: str
     clause: int = 0  # which clause of the text it is in (numbered from 0, in order)
+    comma: bool = False  # a comma between it and the word before ("control plane, pods")
 
 
 # British spellings and their American forms ("utilisation", "behaviour", "centre", "analyse"),
@@ -138,9 +139,11 @@ def tokens(text: str) -> list[Token]:
         word = match.group()
         word_stem_, key = _forms(word)
         if key:
-            if found and _CLAUSE_END.search(text[found[-1].end : match.start()]):
+            between = text[found[-1].end : match.start()] if found else ""
+            if _CLAUSE_END.search(between):
                 clause += 1
-            found.append(Token(word_stem_, key, match.start(), match.end(), word, clause))
+            token = Token(word_stem_, key, match.start(), match.end(), word, clause, "," in between)
+            found.append(token)
     return found
 
 
