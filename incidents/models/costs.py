@@ -53,11 +53,16 @@ COST_FIELDS: tuple[str, ...] = ("kind", "value", "bound", *COST_DETAIL_FIELDS)
 class Bound(models.TextChoices):
     """How a source states a number: "over 82%", "about 18 hours", "up to 12 hours"."""
 
-    MORE_THAN = "more_than", "more than"
-    AT_LEAST = "at_least", "at least"
-    ABOUT = "about", "about"
-    AT_MOST = "at_most", "at most"
-    LESS_THAN = "less_than", "less than"
+    MORE_THAN = "more_than"
+    AT_LEAST = "at_least"
+    ABOUT = "about"
+    AT_MOST = "at_most"
+    LESS_THAN = "less_than"
+
+    @property
+    def label(self) -> str:
+        """The value as it reads before a number ("more than"), not Django's "More Than"."""
+        return self.value.replace("_", " ")
 
 
 class Confirmation(models.TextChoices):
