@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from incidents.amounts import BOUND_WORDS
 from incidents.models.library import Case
 from incidents.models.library import CasePart
 
@@ -61,8 +62,8 @@ class Bound(models.TextChoices):
 
     @property
     def label(self) -> str:
-        """The value as it reads before a number ("more than"), not Django's "More Than"."""
-        return self.value.replace("_", " ")
+        """The words figures print before a number ("more than"), not Django's "More Than"."""
+        return BOUND_WORDS[self.value]
 
 
 class Confirmation(models.TextChoices):
