@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,29 @@ def test_form_has_labelled_fields(editor: Client) -> None:
     assert '<label for="id_text">Postmortem text:</label>' in page
     assert '<label for="id_source_0_url">Source 1 URL:</label>' in page
     assert 'name="action" value="suggest"' in page
+
+
+def _options(page: str, name: str) -> list[str]:
+    """The words each option of the form's select `name` shows, in order."""
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', page, re.S)
+    assert select, name
+    return re.findall(r"<option [^>]*>([^<]*)</option>", select.group(1))
+
+
+def test_the_choices_read_as_words_not_as_stored_values(editor: Client) -> None:
+    """A bound reads as it does before a number on the pages; the other choices capitalised."""
+    page = editor.get("/submit/").content.decode()
+    assert _options(page, "cost_0_bound") == [
+        "as stated",
+        "more than",
+        "at least",
+        "about",
+        "at most",
+        "less than",
+    ]
+    assert _options(page, "kind") == ["Incident", "Study", "Near miss"]
+    assert _options(page, "setting") == ["Training", "Evaluation", "Serving", "Platform"]
+    assert _options(page, "source_0_kind") == ["Primary", "Secondary"]
 
 
 def test_pasted_text_ticks_the_suggested_values(editor: Client) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from incidents.amounts import BOUND_WORDS
 from incidents.models.library import Case
 from incidents.models.library import CasePart
 
@@ -53,11 +54,16 @@ COST_FIELDS: tuple[str, ...] = ("kind", "value", "bound", *COST_DETAIL_FIELDS)
 class Bound(models.TextChoices):
     """How a source states a number: "over 82%", "about 18 hours", "up to 12 hours"."""
 
-    MORE_THAN = "more_than", "more than"
-    AT_LEAST = "at_least", "at least"
-    ABOUT = "about", "about"
-    AT_MOST = "at_most", "at most"
-    LESS_THAN = "less_than", "less than"
+    MORE_THAN = "more_than"
+    AT_LEAST = "at_least"
+    ABOUT = "about"
+    AT_MOST = "at_most"
+    LESS_THAN = "less_than"
+
+    @property
+    def label(self) -> str:
+        """The words figures print before a number ("more than"), not Django's "More Than"."""
+        return BOUND_WORDS[self.value]
 
 
 class Confirmation(models.TextChoices):

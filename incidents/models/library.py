@@ -93,17 +93,18 @@ class CaseKind(models.TextChoices):
     NEAR_MISS = "near-miss", "Near miss"
 
 
+# Choices given without labels are labelled by Django from their names ("DAY" reads "Day").
 class Setting(models.TextChoices):
-    TRAINING = "training", "Training"
-    EVALUATION = "evaluation", "Evaluation"
-    SERVING = "serving", "Serving"
-    PLATFORM = "platform", "Platform"
+    TRAINING = "training"
+    EVALUATION = "evaluation"
+    SERVING = "serving"
+    PLATFORM = "platform"
 
 
 class DatePrecision(models.TextChoices):
-    YEAR = "year", "Year"
-    MONTH = "month", "Month"
-    DAY = "day", "Day"
+    YEAR = "year"
+    MONTH = "month"
+    DAY = "day"
 
 
 class Case(models.Model):
@@ -180,8 +181,8 @@ class CasePart(models.Model):
 
 
 class SourceKind(models.TextChoices):
-    PRIMARY = "primary", "Primary"
-    SECONDARY = "secondary", "Secondary"
+    PRIMARY = "primary"
+    SECONDARY = "secondary"
 
 
 class Source(CasePart):

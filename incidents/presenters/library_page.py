@@ -29,15 +29,12 @@ from incidents.selectors.facet_counts import FacetGroup
 from incidents.selectors.parameters import filter_problems
 from incidents.selectors.parameters import messages
 from incidents.selectors.vocabulary import Vocabulary
-from incidents.suggest import Suggestion
 
 
 @dataclass(frozen=True)
-class SuggestionLink:
-    """A suggested filter, the cases following it gives, and the link that applies it."""
+class SuggestionLink(CountedSuggestion):
+    """A suggested filter with the cases following it gives, and the link that applies it."""
 
-    suggestion: Suggestion
-    count: int
     url: str
 
 
