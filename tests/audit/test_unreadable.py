@@ -12,10 +12,13 @@ import pytest
 from incidents.audit.checks import ALL_CHECKS
 from incidents.audit.checks import REGISTRY
 from incidents.audit.engine import run_checks
+from incidents.audit.kinds import project
 from incidents.audit.report import check_status
 from incidents.audit.report import exit_code
 from incidents.audit.snapshot import load
 from incidents.audit.snapshot import save
+from incidents.audit.workloads.base import UNREADABLE
+from incidents.audit.workloads.base import UNREADABLE_FIELD
 
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = REPO / "fixtures/snapshots/demo-broken-gpu-cluster.json"
@@ -92,3 +95,16 @@ def test_a_snapshot_in_the_current_projection_is_checked_too(tmp_path: Path) -> 
     assert unread.resource.name == FAULTY_NODE and "status is a string" in unread.message
     assert [f.status for f in gpu002 if f.resource.name != FAULTY_NODE] == ["pass"]
     assert exit_code(result, "critical") == 3  # no critical fail left, one object not looked at
+
+
+def test_a_pod_template_whose_metadata_is_not_a_mapping_names_that_field() -> None:
+    """A workload's template metadata of the wrong type is reported at its path, like any other
+    field checks read, rather than as a bare Python error."""
+    daemonset = {
+        "metadata": {"name": "dcgm-exporter", "namespace": "gpu"},
+        "spec": {"template": {"metadata": "x", "spec": {"containers": []}}},
+    }
+    kept = project("daemonsets.apps", daemonset)
+    assert kept[UNREADABLE] == "spec.template.metadata is a string ('x'), not a mapping"
+    assert kept[UNREADABLE_FIELD] == "spec.template.metadata"
+    assert kept["metadata"]["name"] == "dcgm-exporter"

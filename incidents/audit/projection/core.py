@@ -272,13 +272,10 @@ def template(tpl: Any, path: str = "spec.template") -> Obj:
     tpl = mapping(tpl, path)
     if not tpl:
         return {}
-    meta = tpl.get("metadata") or {}
+    meta = mapping(tpl.get("metadata"), f"{path}.metadata")
     return prune(
         {
-            "metadata": prune(
-                {"labels": meta.get("labels"), "annotations": meta.get("annotations")}
-            )
-            or None,
+            "metadata": pick(meta, "labels", "annotations") or None,
             "spec": pod_spec(tpl.get("spec"), f"{path}.spec"),
         }
     )
