@@ -8,14 +8,17 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from incidents.models import GPU_TIME_KINDS
 from incidents.models import Breakdown
 from incidents.models import Case
 from incidents.models import Confirmation
 from incidents.models import CostFigure
+from incidents.models import CostKind
 from incidents.models import Source
 
 pytestmark = pytest.mark.django_db
+
+# The kinds that measure GPU time (the seed's own metric): a case with one has a GPU-time cost.
+GPU_TIME_KINDS = (CostKind.GPU_HOURS_LOST, CostKind.GPU_TIME_SHARE)
 
 
 def test_at_least_15_cases_have_a_gpu_time_cost(seeded_library: None) -> None:

@@ -13,7 +13,6 @@ from incidents.models.breakdowns import BreakdownRow
 from incidents.models.breakdowns import BreakdownRowValue
 from incidents.models.breakdowns import CostUnit
 from incidents.models.breakdowns import CountUnit
-from incidents.models.costs import GPU_TIME_KINDS
 from incidents.models.costs import KIND_UNITS
 from incidents.models.costs import Bound
 from incidents.models.costs import Confirmation
@@ -49,7 +48,6 @@ from incidents.models.search import SearchTerm
 
 __all__ = [
     "CASE_ITEM_LINKS",
-    "GPU_TIME_KINDS",
     "KIND_UNITS",
     "SHARE_COST_UNITS",
     "ActionItem",

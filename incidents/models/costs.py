@@ -33,8 +33,6 @@ KIND_UNITS: dict[str, str] = {
     CostKind.OUTAGE_MINUTES: "minutes",
     CostKind.INTERRUPTIONS: "interruptions",
 }
-# The kinds that measure GPU time (the seed's own metric): a case with one has a GPU-time cost.
-GPU_TIME_KINDS: tuple[str, ...] = (CostKind.GPU_HOURS_LOST, CostKind.GPU_TIME_SHARE)
 # What a figure states besides its amount (kind, value, bound); with it, every field a case file
 # sets on a CostFigure, in the order the API gives them (the loader and case-file keys read these).
 COST_DETAIL_FIELDS: tuple[str, ...] = (
