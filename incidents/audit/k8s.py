@@ -167,6 +167,33 @@ def not_ready(node: Obj) -> str | None:
     return str(ready.get("status"))
 
 
+# The node label of the GPU Operator's driver upgrade controller, and the states in which the
+# driver pod is being replaced or validated on a node the controller has cordoned and emptied of
+# GPU pods (https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-driver-upgrades.html).
+UPGRADE_STATE_LABEL = "nvidia.com/gpu-driver-upgrade-state"
+DRIVER_RELOAD_STATES = frozenset({"pod-restart-required", "validation-required"})
+
+
+def driver_reloading(node: Obj) -> str | None:
+    """The upgrade state of a cordoned node whose GPU driver the upgrade controller is reloading
+    now (its driver, device-plugin and exporter pods restart, its GPUs are briefly not
+    allocatable); None otherwise, ``upgrade-failed`` included."""
+    state = ((node.get("metadata") or {}).get("labels") or {}).get(UPGRADE_STATE_LABEL)
+    if state in DRIVER_RELOAD_STATES and (node.get("spec") or {}).get("unschedulable"):
+        return str(state)
+    return None
+
+
+def stack_down(node: Obj) -> str | None:
+    """Why the node's GPU stack pods cannot be Ready now, when it is expected: the node is
+    NotReady, or its driver is being reloaded by the upgrade controller."""
+    status = not_ready(node)
+    if status is not None:
+        return f"NotReady ({status})"
+    state = driver_reloading(node)
+    return f"driver upgrade in progress ({state}, cordoned)" if state else None
+
+
 def is_finished(obj: Obj) -> bool:
     """Whether a job-like object (or a pod) has completed or failed for good."""
     status = obj.get("status") or {}

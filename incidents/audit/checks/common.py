@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from ..context import Context
 from ..k8s import Obj
-from ..k8s import not_ready
 from ..k8s import pod_ready
+from ..k8s import stack_down
 from ..model import CLUSTER
 from ..model import Evidence
 from ..model import Resource
@@ -158,7 +158,8 @@ def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
     """Names of nodes that run a Ready pod with a container image containing one of the words.
 
     On a NotReady node such a pod counts even when it is not Ready: it cannot be while its node
-    is down, which NODE-001 judges (as PRE-002 leaves out stack pods of NotReady nodes)."""
+    is down, which NODE-001 judges (as PRE-002 leaves out stack pods of NotReady nodes); so it
+    does on a cordoned node whose driver the GPU Operator's upgrade controller is reloading."""
     nodes: set[str] = set()
     matches: dict[int, bool] = {}  # by containers list: replicas share one (see compact.py)
     for pod in ctx.items("pods"):
@@ -178,7 +179,7 @@ def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
 
 def _node_down(ctx: Context, name: str) -> bool:
     node = ctx.nodes_by_name.get(name)
-    return node is not None and not_ready(node) is not None
+    return node is not None and stack_down(node) is not None
 
 
 def node_coverage(

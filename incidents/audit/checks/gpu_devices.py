@@ -6,7 +6,9 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import DRA_GPU_PLUGIN_IMAGES
+from ..k8s import UPGRADE_STATE_LABEL
 from ..k8s import Obj
+from ..k8s import driver_reloading
 from ..k8s import is_gpu_resource
 from ..k8s import node_gpus
 from ..k8s import not_ready
@@ -78,6 +80,13 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
 
     def judge(node: Obj) -> Gap | Skip | None:
         labels = node["metadata"].get("labels") or {}
+        reloading = driver_reloading(node)
+        if reloading:
+            return Skip(
+                f"its driver is being reloaded by the GPU Operator's upgrade controller "
+                f"({UPGRADE_STATE_LABEL}={reloading}, cordoned): its GPUs are allocatable again "
+                "once the new driver is validated (upgrade-failed is judged)"
+            )
         capacity = _gpu_resources(node, "capacity")
         allocatable = _gpu_resources(node, "allocatable")
         evidence: list[Evidence] = []

@@ -40,9 +40,14 @@ RELIABILITY_FIELDS = {
 }
 PRODUCT_LABEL = "nvidia.com/gpu.product"  # GPU Feature Discovery
 # PCIe data-centre GPUs with no NVLink at all (NVIDIA product specifications): T4, A2, A10,
-# A10G, A16, L4, L40, L40S. Other products (SXM/HGX boards, PCIe cards that take an NVLink
-# bridge) may have NVLink.
-NO_NVLINK = re.compile(r"(^|-)(T4|A2|A10G?|A16|L4|L40S?)(-|$)", re.IGNORECASE)
+# A10G, A16, L4, L40, L40S, and every Ada Lovelace card (NVIDIA dropped NVLink from that
+# generation: the RTX 6000/5000/4000 Ada Generation workstation cards, GeForce RTX 40 series,
+# L20), as GFD's product label names them (`NVIDIA-RTX-6000-Ada-Generation`). Other products
+# (SXM/HGX boards, PCIe cards that take an NVLink bridge, such as the RTX A6000 or H100 PCIe)
+# may have NVLink.
+NO_NVLINK = re.compile(
+    r"(^|-)(T4|A2|A10G?|A16|L4|L20|L40S?|Ada|RTX-40[0-9]0(-Ti)?)(-|$)", re.IGNORECASE
+)
 # Cloud GPU instance types with and without NVLink: AWS P4d/P5/P6 and GCP A2/A3/A4 (SXM
 # boards), AWS G families (T4, A10G, L4, L40S) and GCP G2 (L4) PCIe cards.
 NVLINK_INSTANCE_TYPES = (

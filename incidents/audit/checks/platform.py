@@ -22,6 +22,9 @@ from .common import name_of
 from .common import per_object
 
 QUOTA_FLAG = re.compile(r"--quota-backend-bytes(?:=|\s+)(\d+)")
+# With a config file etcd ignores every other flag and its environment
+# (https://etcd.io/docs/latest/op-guide/configuration/): RKE2 and K3s start it so.
+CONFIG_FLAG = re.compile(r"--config-file(?:=|\s+)(\S+)")
 DEFAULT_QUOTA = 2 * 1024**3
 DRIVER_IMAGE = re.compile(r"nvidia/driver|/gpu-driver|nvidia-driver")
 
@@ -81,12 +84,18 @@ def etcd_quota(ctx: Context) -> Iterator[Result]:
         )
     ]
 
-    def judge(pod: Obj) -> Gap | None:
+    def judge(pod: Obj) -> Gap | Skip | None:
         words = " ".join(
             str(w)
             for c in pod["spec"].get("containers") or []
             for w in (c.get("command") or []) + (c.get("args") or [])
         )
+        config = CONFIG_FLAG.search(words)
+        if config:
+            return Skip(
+                f"etcd reads its settings from {config.group(1)} (--config-file), which the API "
+                "does not show; etcd then ignores its other flags and environment"
+            )
         match = QUOTA_FLAG.search(words)
         quota = int(match.group(1)) if match else None
         if quota is not None and quota > DEFAULT_QUOTA:
@@ -104,7 +113,11 @@ def etcd_quota(ctx: Context) -> Iterator[Result]:
         ((ctx.ref("pods", p), p) for p in etcd),
         judge,
         ok="etcd members have a raised storage quota",
-        none="no etcd pod visible (managed control plane or external etcd)",
+        none=(
+            "no etcd member's quota is visible"
+            if etcd
+            else "no etcd pod visible (managed control plane or external etcd)"
+        ),
     )
 
 

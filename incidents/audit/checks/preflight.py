@@ -8,9 +8,9 @@ from datetime import timedelta
 
 from ..context import Context
 from ..k8s import Obj
-from ..k8s import not_ready
 from ..k8s import parse_time
 from ..k8s import pod_ready
+from ..k8s import stack_down
 from ..model import Check
 from ..model import Evidence
 from ..model import Reference
@@ -173,7 +173,8 @@ def _coverage(ctx: Context, daemonsets: list[Obj]) -> dict[str, tuple[int, int]]
 
 
 def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
-    """Nodes whose pod of this DaemonSet is not Ready because the node itself is NotReady."""
+    """Nodes whose pod of this DaemonSet is not Ready because the node itself is down: NotReady,
+    or cordoned while the upgrade controller reloads its driver (``k8s.stack_down``)."""
     out = []
     namespace = ds["metadata"].get("namespace")
     for pod in ctx.items("pods"):
@@ -185,9 +186,25 @@ def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
         if not owned or meta.get("namespace") != namespace or pod_ready(pod):
             continue
         node = ctx.nodes_by_name.get(str((pod.get("spec") or {}).get("nodeName")))
-        if node is not None and not_ready(node) is not None:
+        if node is not None and stack_down(node) is not None:
             out.append(name_of(node))
     return sorted(out)
+
+
+def _shortfall_explained(ctx: Context, daemonsets: list[Obj]) -> list[str] | None:
+    """The nodes that explain every stack DaemonSet's missing Ready pods (None when some pod is
+    not Ready on a node that is up and not being upgraded): the ClusterPolicy's state follows
+    its operands, so it is not ready for as long as they are."""
+    nodes: set[str] = set()
+    for ds in daemonsets:
+        status = ds.get("status") or {}
+        desired, ready = _scheduled(status), int(status.get("numberReady", 0))
+        if ready < desired:
+            down = _unready_on_down_nodes(ctx, ds)
+            if ready + len(down) < desired:
+                return None
+            nodes.update(down)
+    return sorted(nodes)
 
 
 def gpu_stack(ctx: Context) -> Iterator[Result]:
@@ -206,6 +223,13 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
             state = status.get("state")
             if state == "ready":
                 return None
+            down = _shortfall_explained(ctx, daemonsets)
+            if down:
+                not_seen.append(
+                    f"ClusterPolicy {name_of(obj)} state {state}: its only not-Ready operands are "
+                    f"on nodes down or reloading their driver ({', '.join(down)})"
+                )
+                return None
             return gap("GPU Operator stack is not ready", Evidence("status.state", state, "ready"))
         desired, ready = _scheduled(status), int(status.get("numberReady", 0))
         problems: list[str] = []
@@ -213,14 +237,20 @@ def gpu_stack(ctx: Context) -> Iterator[Result]:
         if ready < desired:
             down = _unready_on_down_nodes(ctx, obj)
             if ready + len(down) >= desired:
-                # The node is down, not the stack (NODE-001 judges what is stranded there).
-                not_seen.append(f"DaemonSet {name_of(obj)} on NotReady nodes {', '.join(down)}")
+                # The node is down or mid-upgrade, not the stack (NODE-001 judges what is
+                # stranded on a NotReady node; the upgrade controller validates the new driver).
+                not_seen.append(
+                    f"DaemonSet {name_of(obj)} on nodes down or reloading their driver "
+                    f"{', '.join(down)}"
+                )
             else:
                 problems.append(f"{desired - ready - len(down)} GPU stack pods not Ready")
                 evidence.append(Evidence("status.numberReady", ready, desired))
                 if down:
                     evidence.append(
-                        Evidence("pods[not Ready, on a NotReady node]", down, "not counted")
+                        Evidence(
+                            "pods[not Ready, on a node down or upgrading]", down, "not counted"
+                        )
                     )
         component = _component(obj)
         scheduled, meant = coverage[component]
