@@ -200,6 +200,24 @@ def test_the_page_labels_partial_matches_and_offers_a_correction(
     assert "No case holds any of these words." in html
 
 
+def test_words_held_only_outside_the_filters_are_not_called_unknown(
+    client: Client, small_library: None
+) -> None:
+    """A search the other filters empty says that cases hold the words, and links to them: it
+    does not tell the reader that no case holds words the library has."""
+    html = client.get("/", {"q": "loader", "organisation": "meta"}).content.decode()
+    assert "No case holds any of these words." not in html
+    assert "1 case holds these words, but none under the other filters." in html
+    assert '<a href="?q=loader">Search the whole library for them</a>' in html
+    html = client.get("/", {"q": "leak flapping", "not_organisation": "meta"}).content.decode()
+    assert "leaky-loader" in html  # holds one of the words, so nothing is empty
+    html = client.get("/", {"q": "links leak", "component": "gpu-memory"}).content.decode()
+    assert "2 cases hold these words, but none under the other filters." in html
+    html = client.get("/", {"q": "zeppelinn", "organisation": "meta"}).content.decode()
+    assert "No case holds any of these words." in html
+    assert "Search the whole library" not in html
+
+
 def test_a_submitted_case_is_searchable_at_once(small_library: None) -> None:
     entry = yaml.safe_load((SMALL_LIBRARY / "cases" / "leaky-loader.yaml").read_text())
     entry["title"] = "A quokka chewed the fibre"
