@@ -126,7 +126,8 @@ def render_text(
         for f in shown[:FINDINGS_SHOWN]:
             out += _finding_lines(f, paint)
         if len(shown) > FINDINGS_SHOWN:
-            out.append(f"  … and {len(shown) - FINDINGS_SHOWN} more findings (-o json for all)")
+            more = counted(len(shown) - FINDINGS_SHOWN, "more finding", "more findings")
+            out.append(f"  … and {more} (-o json for all)")
         exempted = [f for f in findings if f.status == "exempted"]
         for f in exempted[:FINDINGS_SHOWN]:
             out += [paint("exempted", line) for line in _finding_lines(f, paint)[:2]]
@@ -140,7 +141,8 @@ def render_text(
                 out.append(f"  case: {case['title']}\n        {case['source_url']}{link}")
             if len(cases) > CASES_SHOWN:
                 out.append(
-                    f"  and {len(cases) - CASES_SHOWN} more cases (kubegap explain {check.id})"
+                    f"  and {counted(len(cases) - CASES_SHOWN, 'more case', 'more cases')}"
+                    f" (kubegap explain {check.id})"
                 )
     s = summary(result, fail_on)
     counts = ", ".join(f"{n} {k}" for k, n in s["checks_by_status"].items() if n)

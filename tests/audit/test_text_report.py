@@ -72,7 +72,7 @@ def test_cut_lists_say_how_many_more(capsys: pytest.CaptureFixture[str], tmp_pat
     ) + (f" and {10 - MEMBERS_SHOWN} more")
     assert out.count("serve/ReplicaSet/infer-7f9") == 1  # one finding, not one per pod
     _, out, _ = run(capsys, "audit", "--snapshot", GPU_FAIL, "--checks", "GPU-002", "--no-color")
-    assert "and 1 more cases (kubegap explain GPU-002)" in out
+    assert "and 1 more case (kubegap explain GPU-002)" in out
     assert out.count("  case: ") == CASES_SHOWN
 
 
