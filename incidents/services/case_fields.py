@@ -325,7 +325,7 @@ def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[Fig
     figures: list[FigureEntry] = []
     for where, item in KEY_FIGURES.items(c, value):
         number = c.number(item.get("value"), f"{where}.value")
-        measures = c.text(item, "measures", required=True, max_len=300)
+        measures = c.text(item, "measures", where=where, required=True, max_len=300)
         unit = c.text(item, "unit", where=where, required=False, max_len=UNIT_MAX)
         source = c.cited_source(item.get("source"), f"{where}.source", source_urls)
         if number is not None and measures and source:
