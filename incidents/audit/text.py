@@ -98,7 +98,12 @@ def render_text(
         disabled = f"; disabled: {', '.join(result.disabled)}" if result.disabled else ""
         out.append(f"config: {result.config.path}{disabled}")
     out += ["", "Coverage"]
+    # A kind the server does not serve (its CRD is not installed) needs no line of its own: one
+    # line names them all, so the findings follow the command by a screen, not by 30 lines.
+    absent = sorted(key for key, cov in result.coverage.items() if cov.status == "absent")
     for key, cov in sorted(result.coverage.items()):
+        if cov.status == "absent":
+            continue
         listed = f"{counted(cov.count, 'object')}, {counted(cov.pages, 'page')}"
         detail = listed if cov.status == "listed" else ""
         if cov.message:
@@ -107,6 +112,9 @@ def render_text(
             "fail" if cov.status in ("forbidden", "error") else "dim", f"{cov.status:<10}"
         )
         out.append(f"  {status} {key:<44} {detail}")
+    if absent:
+        kinds = f"{counted(len(absent), 'kind')} not served by this server: {', '.join(absent)}"
+        out.append(f"  {paint('dim', 'absent'.ljust(10))} {kinds}")
     by_check: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_check.setdefault(f.check.id, []).append(f)
