@@ -158,7 +158,7 @@ def test_remediation_focus_names_the_failures_it_was_used_against(
     client: Client, small_library: None
 ) -> None:
     page = _html(client, "/graph/?focus=remediation:restart-from-last-checkpoint")
-    assert "What this remediation was used against" in page
+    assert "What “Restart from last checkpoint” was used against" in page
     nodes = _node_links(page)
     assert {"root_cause:software-bug", "symptom:nccl-timeout", "case:leaky-loader"} <= set(nodes)
     assert "case:flaky-network" not in nodes

@@ -269,7 +269,9 @@ def heading(view: GraphView) -> str:
     if focus[0] == CASE:
         return f"{label}: what it shares with other cases"
     if focus[0] in (REMEDIATION, LESSON):
-        return f"What this {NODE_KINDS[focus[0]].lower()} was used against"
+        # Its slug as words ("Raise timeout"), as the drawing names it: its text is a sentence.
+        named = short_label(focus[0], str(view.slugs.get(focus, "")), label)
+        return f"What “{named}” was used against"
     if view.leave_out is not None:
         return f"What fixed {label} elsewhere"
     return f"What fixes {label}?"
