@@ -138,6 +138,19 @@ def test_a_misspelt_word_gets_a_did_you_mean(ranked_cases: None) -> None:
     assert TextSearch("watchdog").did_you_mean() is None
 
 
+def test_a_misspelt_form_of_a_library_word_is_corrected_through_its_stem(db: None) -> None:
+    """The index keeps one written form per stem ("corruption"): a typo of another form
+    ("corupted", as "silent data corupption" was) is too far from it, not from its stem."""
+    _case("sdc", "Silent corruption of checkpoints", "Bad bits in the saved state.", 2024)
+    refresh_search_index()
+    assert _search("corupted") == []
+    correction = TextSearch("checkpoints corupted").did_you_mean()
+    assert correction is not None
+    assert correction.text == "checkpoints corruption"
+    assert _search(correction.text) == ["sdc"]
+    assert TextSearch("checkpoints zzyzxq").did_you_mean() is None
+
+
 def test_an_everyday_word_is_not_corrected_to_a_library_word(ranked_cases: None) -> None:
     """ "stepped" is no typo of "stopped", as "space" is none of "spare" (review D15)."""
     assert _search("stepped") == []
