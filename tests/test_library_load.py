@@ -122,6 +122,19 @@ def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
             "cases/hbm-failures.yaml: case 'hbm-failures': field 'period.start': '2024-13' is not a real date",
         ),
         (
+            "cases/hbm-failures.yaml",
+            "period: {start: 2024}",
+            "period: {start: 2204}",
+            "cases/hbm-failures.yaml: case 'hbm-failures': field 'period.start': '2204' is in the"
+            " future",
+        ),
+        (
+            "cases/flaky-network.yaml",
+            "period: {start: 2022-05-02}",
+            "period: {start: 2202-05-02}",
+            "field 'period.start': '2202-05-02' is in the future",
+        ),
+        (
             "cases/flaky-network.yaml",
             "kind: incident",
             "kind: outage",

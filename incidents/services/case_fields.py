@@ -246,6 +246,9 @@ def _read_period_point(c: FieldReader, value: Any, fieldname: str) -> PeriodPoin
     if isinstance(value, dt.datetime):
         value = value.date()
     if isinstance(value, dt.date):
+        if value > dt.date.today():
+            c.add(fieldname, f"'{value.isoformat()}' is in the future")
+            return None
         return PeriodPoint(value, DatePrecision.DAY)
     text = str(value) if isinstance(value, int | str) else ""
     match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", text)
@@ -255,6 +258,9 @@ def _read_period_point(c: FieldReader, value: Any, fieldname: str) -> PeriodPoin
             date = dt.date(int(year), int(month or 1), int(day or 1))
         except ValueError as exc:
             c.add(fieldname, f"{text!r} is not a real date ({exc})")
+            return None
+        if date > dt.date.today():  # a mistyped year would lead "newest first" and the feed
+            c.add(fieldname, f"{text!r} is in the future")
             return None
         precision = (
             DatePrecision.DAY if day else DatePrecision.MONTH if month else DatePrecision.YEAR
