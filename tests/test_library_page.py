@@ -244,6 +244,16 @@ def test_a_like_case_is_named_short_beside_its_suggestion(
         assert title[: LIKE_SHOWN - 1] + "…" in unescape(matched)
 
 
+def test_the_library_leads_a_first_reader_to_the_cost_view(
+    client: Client, small_library: None
+) -> None:
+    """The library's point (a failure's count is not its cost) is one click from its first
+    page, not only in the menu."""
+    lede = re.search(r'<p class="lede">(.*?)</p>', _html(client, "/"), re.S)
+    assert lede is not None
+    assert re.search(r'<a href="/cost/">[^<]*cost the most</a>', lede.group(1))
+
+
 def test_kind_setting_year_and_ordering_are_chips_too(client: Client, small_library: None) -> None:
     html = _html(client, "/?kind=incident&year_min=2023&ordering=oldest")
     assert _listed(html) == ["leaky-loader"]
