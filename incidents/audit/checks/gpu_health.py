@@ -28,6 +28,7 @@ HEALTH_AGENT_IMAGES = (
     "gpud",
     "gpu-health",
     "nvidia-gpu-device-plugin",  # GKE's plugin sets XidCriticalError
+    "hyperpod-health-monitoring-agent",  # SageMaker HyperPod (NvidiaErrorReboot/Terminate)
 )
 # Condition type -> the status that means "faulty" (polarity differs between producers).
 GPU_CONDITIONS = {
@@ -39,6 +40,10 @@ GPU_CONDITIONS = {
     "SysLogsXIDError": "True",
     "SysLogsSXIDError": "True",
     "AcceleratedHardwareReady": "False",
+    # SageMaker HyperPod's health-monitoring agent: a GPU fault that needs a reboot or a
+    # replacement of the instance (reason XidHardwareFailure and the like).
+    "NvidiaErrorReboot": "True",
+    "NvidiaErrorTerminate": "True",
 }
 _GPU_WORDS = re.compile(r"xid|gpu|nvlink|ecc|hbm|dcgm|accelerat", re.IGNORECASE)
 
