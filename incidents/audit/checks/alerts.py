@@ -104,14 +104,22 @@ def rule_objects(ctx: Context) -> list[tuple[str, Obj]]:
     return sorted(out, key=lambda item: item[0])
 
 
-def _counted(ctx: Context, objects: int) -> str:
-    gmp = sum(len(ctx.items(k)) for k in GMP_RULES)
-    vm = len(ctx.items(VM_RULES))
-    own = objects - gmp - vm
-    parts = [f"{own} PrometheusRules"] if own or not (gmp or vm) else []
-    parts += [f"{gmp} Managed Prometheus rule objects"] if gmp else []
-    parts += [f"{vm} VMRules"] if vm else []
-    return " and ".join(parts)
+RULE_FAMILIES = (
+    ((RULES,), "PrometheusRules"),
+    (GMP_RULES, "Managed Prometheus rule objects"),
+    ((VM_RULES,), "VMRules"),
+)
+
+
+def _counted(ctx: Context) -> str:
+    """The rule objects examined, by family: those with objects, else the first one served."""
+    counts = [
+        (name, sum(len(ctx.items(k)) for k in keys))
+        for keys, name in RULE_FAMILIES
+        if not all(ctx.absent(k) for k in keys)
+    ]
+    kept = [(name, n) for name, n in counts if n] or counts[:1]
+    return " and ".join(f"{n} {name}" for name, n in kept)
 
 
 def alert_rules(ctx: Context) -> list[AlertRule]:
@@ -162,12 +170,12 @@ def _alert_check(
         yield fail(
             CLUSTER,
             f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules in "
-            f"{_counted(ctx, len(objects))} examined)",
+            f"{_counted(ctx)} examined)",
             *evidence,
         )
     else:
         yield passed(
-            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx, len(objects))})",
+            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx)})",
             *evidence,
             examined=objects,
             not_seen=[
