@@ -23,14 +23,16 @@ class CostFigureSerializer(serializers.ModelSerializer[CostFigure]):
     """A typed cost: kind, value in the kind's unit, bound, and the formula when derived."""
 
     unit = serializers.CharField(read_only=True)
-    text = serializers.SerializerMethodField(help_text='e.g. "less than 2,123,366.4 GPU-hours"')
+    text = serializers.SerializerMethodField(
+        help_text='e.g. "less than 2,120,000 GPU-hours" (a derived figure to 3 significant figures; `value` is exact)',
+    )
 
     class Meta:
         model = CostFigure
         fields = ["kind", "value", "unit", "bound", "text", *COST_DETAIL_FIELDS]
 
     def get_text(self, figure: CostFigure) -> str:
-        return figure_text(figure.value, figure.bound, figure.unit)
+        return figure_text(figure.value, figure.bound, figure.unit, derived=figure.derived)
 
 
 class FacetValueRefSerializer(serializers.Serializer[Any]):

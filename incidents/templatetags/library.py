@@ -62,8 +62,8 @@ def bound_sign(bound: str) -> str:
 
 @register.filter
 def cost_text(figure: CostFigure) -> str:
-    """A cost figure in words with its bound and unit: "less than 2,123,366.4 GPU-hours"."""
-    return figure_text(figure.value, figure.bound, figure.unit)
+    """A cost figure in words with its bound and unit: "less than 2,120,000 GPU-hours"."""
+    return figure_text(figure.value, figure.bound, figure.unit, derived=figure.derived)
 
 
 @register.filter
