@@ -38,8 +38,19 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "became unresponsive",
         "was unresponsive",
     ),
-    # took more load than it could
-    ("overloaded", "overwhelmed", "swamped", "drowned", "buckled", "was hammered"),
+    # took more load than it could ("we DDoS'd our own apiserver": sent it more than it could take)
+    (
+        "overloaded",
+        "overwhelmed",
+        "swamped",
+        "drowned",
+        "buckled",
+        "was hammered",
+        "hammered",
+        "flooded",
+        "ddosed",
+        "ddos'd",
+    ),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
     # slow
@@ -78,8 +89,9 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
     # a part that misbehaves
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
-    # stopped with an error
-    ("crashed", "died", "blew up", "fell over", "went belly up"),
+    # stopped with an error ("the job went down": said of a job or process, a crash; of a
+    # service it is an outage, the first group)
+    ("crashed", "died", "blew up", "fell over", "went belly up", "went down"),
     # a graphics processor
     ("gpu", "card", "accelerator"),
     # the machines of a cluster

@@ -1,0 +1,61 @@
+"""How engineers write on call, read by the suggestion engine: compounds closed up inside a longer
+phrase ("hammered the apiserver"), slang for overloading something ("DDoS'd", "flooded") and
+"went down" said of a job or process (a crash, not an outage). The vocabulary's wording read here:
+nodes knocked offline, and etcd's "database space exceeded" error."""
+
+from __future__ import annotations
+
+import pytest
+
+from incidents.models import FacetValue
+from incidents.suggest import suggest_filters
+
+pytestmark = pytest.mark.django_db
+
+
+def _found(text: str) -> set[str]:
+    return {f"{s.facet}:{s.value.slug}" for s in suggest_filters(text)}
+
+
+def _value(slug: str, **fields: object) -> FacetValue:
+    value, _created = FacetValue.objects.update_or_create(
+        facet="symptom", slug=slug, defaults={"name": slug.replace("-", " "), **fields}
+    )
+    return value
+
+
+def test_two_words_of_a_longer_phrase_may_be_written_as_one(small_library: None) -> None:
+    _value("api-hammered", phrases=["hammered the api server"])
+    _value("loader-leak", phrases=["data loader leaked memory"])
+    assert "symptom:api-hammered" in _found("the new pods hammered the cluster's apiserver")
+    assert "symptom:loader-leak" in _found("our dataloader slowly leaked memory all week")
+
+
+def test_overloading_slang_reads_as_overloaded(small_library: None) -> None:
+    _value("api-overloaded", phrases=["overloaded the api server"])
+    assert "symptom:api-overloaded" in _found("the new pods basically DDoS'd the api server")
+    assert "symptom:api-overloaded" in _found("a thousand agents ddosed the api server")
+    assert "symptom:api-overloaded" in _found("the watchers flooded the api server")
+
+
+def test_a_job_that_went_down_crashed(small_library: None) -> None:
+    _value("trainer-died", phrases=["trainer died"])
+    assert "symptom:trainer-died" in _found("the trainer went down at step 900")
+
+
+def test_a_job_that_went_down_is_a_crash_not_an_outage(seeded_library: None) -> None:
+    found = _found(
+        "the job went down with CUDA error: unknown error two iterations before the save"
+    )
+    assert "symptom:job-crash" in found
+    assert "symptom:service-disruption" not in found
+
+
+def test_nodes_knocked_offline_are_not_ready(seeded_library: None) -> None:
+    assert "symptom:node-not-ready" in _found("each hang knocks a few nodes offline")
+    assert "symptom:node-not-ready" in _found("half the nodes went offline overnight")
+
+
+def test_etcd_database_space_exceeded_is_a_quota(seeded_library: None) -> None:
+    found = _found("etcdserver: mvcc: database space exceeded")
+    assert "root_cause:quota-exhaustion" in found
