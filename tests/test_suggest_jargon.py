@@ -1,7 +1,10 @@
 """How engineers write on call, read by the suggestion engine: compounds closed up inside a longer
 phrase ("hammered the apiserver"), slang for overloading something ("DDoS'd", "flooded") and
-"went down" said of a job or process (a crash, not an outage). The vocabulary's wording read here:
-nodes knocked offline, and etcd's "database space exceeded" error."""
+"went down" said of a job or process (a crash, not an outage), "boxes" for machines, and a part
+that only qualifies a scheduler's partition or its time ("the GPU partition", "GPU time"). The
+vocabulary's wording read here: nodes knocked offline, and log lines such as etcd's "database space
+exceeded", Go's "context deadline exceeded" and "no such host", "no space left on device" and
+"too many open files"."""
 
 from __future__ import annotations
 
@@ -59,3 +62,27 @@ def test_nodes_knocked_offline_are_not_ready(seeded_library: None) -> None:
 def test_etcd_database_space_exceeded_is_a_quota(seeded_library: None) -> None:
     found = _found("etcdserver: mvcc: database space exceeded")
     assert "root_cause:quota-exhaustion" in found
+
+
+def test_a_scheduler_partition_or_time_of_a_part_names_no_part(seeded_library: None) -> None:
+    assert "component:gpu" not in _found("Slurm jobs on the GPU partition hit their TIMEOUT")
+    assert "component:gpu" not in _found("failed jobs used under a tenth of the GPU time")
+    assert "component:gpu" in _found("the GPU died at step 900")
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("etcdserver: leader changed", "component:etcd"),
+        ("rpc error: context deadline exceeded", "symptom:connection-timeout"),
+        ("dial tcp: lookup redis.internal: no such host", "symptom:dns-resolution-failure"),
+        ("write /ckpt/step_900.pt: no space left on device", "root_cause:capacity-exhaustion"),
+        ("the scratch disk filled up overnight", "root_cause:capacity-exhaustion"),
+        ("accept4: too many open files", "root_cause:quota-exhaustion"),
+        ("two boxes died overnight", "root_cause:host-hardware-fault"),
+    ],
+)
+def test_log_lines_and_shop_talk_name_their_values(
+    seeded_library: None, line: str, value: str
+) -> None:
+    assert value in _found(line)

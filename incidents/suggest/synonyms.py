@@ -94,8 +94,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crashed", "died", "blew up", "fell over", "went belly up", "went down"),
     # a graphics processor
     ("gpu", "card", "accelerator"),
-    # the machines of a cluster
-    ("nodes", "workers", "instances", "vms"),
+    # the machines of a cluster ("boxes": on-call slang for servers)
+    ("nodes", "workers", "instances", "vms", "machines", "boxes"),
     # it did not happen
     ("never", "did not", "didn't", "nothing", "nor", "not once", "nor ever", "not ever"),
     # everybody affected
