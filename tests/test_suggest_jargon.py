@@ -86,3 +86,10 @@ def test_log_lines_and_shop_talk_name_their_values(
     seeded_library: None, line: str, value: str
 ) -> None:
     assert value in _found(line)
+
+
+def test_conntrack_is_the_kernel_s_connection_tracking(seeded_library: None) -> None:
+    # The Linux kernel's description: "its packet filtering, connection tracking ...".
+    assert "component:linux-kernel" in _found("stale conntrack entries broke dns")
+    found = _found("kube-proxy left a stale conntrack entry behind")
+    assert {"component:linux-kernel", "component:container-networking"} <= found
