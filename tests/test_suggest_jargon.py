@@ -1,8 +1,10 @@
 """How engineers write on call, read by the suggestion engine: compounds closed up inside a longer
 phrase ("hammered the apiserver"), slang for overloading something ("DDoS'd", "flooded") and
-"went down" said of a job or process (a crash, not an outage), "boxes" for machines, and a part
+"went down" said of a job or process (a crash, not an outage), "peaked" for rose, "boxes" for
+machines, and a part
 that only qualifies a scheduler's partition or its time ("the GPU partition", "GPU time"). The
-vocabulary's wording read here: nodes knocked offline, and log lines such as etcd's "database space
+vocabulary's wording read here: nodes knocked offline, a run stalled on its checkpoint save,
+conntrack as the kernel's, and log lines such as etcd's "database space
 exceeded", Go's "context deadline exceeded" and "no such host", "no space left on device" and
 "too many open files"."""
 
@@ -93,3 +95,13 @@ def test_conntrack_is_the_kernel_s_connection_tracking(seeded_library: None) -> 
     assert "component:linux-kernel" in _found("stale conntrack entries broke dns")
     found = _found("kube-proxy left a stale conntrack entry behind")
     assert {"component:linux-kernel", "component:container-networking"} <= found
+
+
+def test_a_figure_that_peaked_rose(small_library: None) -> None:
+    _value("errors-up", phrases=["errors spiked"])
+    assert "symptom:errors-up" in _found("chat errors peaked at 63% around noon")
+
+
+def test_a_run_stalled_on_its_checkpoint_save_checkpoints_slowly(seeded_library: None) -> None:
+    found = _found("the 60-node runs keep stalling on ckpt save")
+    assert "symptom:slow-checkpoint" in found

@@ -80,6 +80,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "skyrocketed",
         "went vertical",
         "went through the roof",
+        "peaked",
     ),
     # timed out
     ("timed out", "times out", "hit the timeout"),
