@@ -105,3 +105,16 @@ def test_a_figure_that_peaked_rose(small_library: None) -> None:
 def test_a_run_stalled_on_its_checkpoint_save_checkpoints_slowly(seeded_library: None) -> None:
     found = _found("the 60-node runs keep stalling on ckpt save")
     assert "symptom:slow-checkpoint" in found
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the host keeled over at 3am", "root_cause:host-hardware-fault"),
+        ("redis was on its knees all morning", "root_cause:cache-overload"),
+        ("the run diverged after step 12k", "symptom:loss-spike"),
+        ("the retries had no jitter", "contributing_factor:blind-retries"),
+    ],
+)
+def test_on_call_slang_names_its_value(seeded_library: None, text: str, value: str) -> None:
+    assert value in _found(text)

@@ -50,6 +50,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "flooded",
         "ddosed",
         "ddos'd",
+        "on its knees",
+        "was on its knees",
     ),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
@@ -92,7 +94,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
     # stopped with an error ("the job went down": said of a job or process, a crash; of a
     # service it is an outage, the first group)
-    ("crashed", "died", "blew up", "fell over", "went belly up", "went down"),
+    ("crashed", "died", "blew up", "fell over", "went belly up", "went down", "keeled over"),
     # a graphics processor
     ("gpu", "card", "accelerator"),
     # the machines of a cluster ("boxes": on-call slang for servers)
