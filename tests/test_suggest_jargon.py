@@ -118,3 +118,8 @@ def test_a_run_stalled_on_its_checkpoint_save_checkpoints_slowly(seeded_library:
 )
 def test_on_call_slang_names_its_value(seeded_library: None, text: str, value: str) -> None:
     assert value in _found(text)
+
+
+def test_traced_back_to_a_cause_is_no_traceback(seeded_library: None) -> None:
+    assert "symptom:job-crash" not in _found("the failures were traced back to bad links")
+    assert "symptom:job-crash" in _found("the job printed a traceback and exited")

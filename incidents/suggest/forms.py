@@ -122,6 +122,11 @@ def _closed_up(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
     return found
 
 
+# Words ending in a particle that are no verb and particle written joined: a "traceback" is a
+# stack trace, but "traced back to" is how a postmortem says where a cause was found.
+UNSPLIT = frozenset({"traceback", "without"})
+
+
 def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
     """A verb and particle joined where written apart, and apart where written joined."""
     found = []
@@ -135,6 +140,8 @@ def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
                 )
             )
     for i, (s, k) in enumerate(zip(term_stems, keys, strict=True)):
+        if k in UNSPLIT:
+            continue
         for particle in PARTICLES:
             if k.endswith(particle) and len(k) - len(particle) >= 3 and s == k:
                 head = stem(k[: -len(particle)])
