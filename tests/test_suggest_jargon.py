@@ -123,3 +123,13 @@ def test_on_call_slang_names_its_value(seeded_library: None, text: str, value: s
 def test_traced_back_to_a_cause_is_no_traceback(seeded_library: None) -> None:
     assert "symptom:job-crash" not in _found("the failures were traced back to bad links")
     assert "symptom:job-crash" in _found("the job printed a traceback and exited")
+
+
+def test_a_possessive_inside_a_phrase_is_no_gap(small_library: None) -> None:
+    _value("cp-overloaded", phrases=["overloaded the control plane"])
+    assert "symptom:cp-overloaded" in _found(
+        "the new pods overwhelmed that cluster's control plane"
+    )
+    assert "symptom:cp-overloaded" not in _found(
+        "the pods overwhelmed that old cluster's control plane"
+    )
