@@ -133,3 +133,10 @@ def test_a_possessive_inside_a_phrase_is_no_gap(small_library: None) -> None:
     assert "symptom:cp-overloaded" not in _found(
         "the pods overwhelmed that old cluster's control plane"
     )
+
+
+def test_nvidia_s_gpu_tools_name_the_gpu_not_the_company(seeded_library: None) -> None:
+    found = _found("nvidia-smi shows ERR! on two cards")
+    assert {"component:gpu", "symptom:hardware-error"} <= found
+    assert "organisation:nvidia" not in found
+    assert "component:gpu" in _found("dcgm diag failed on node 12")
