@@ -125,3 +125,27 @@ def test_nvidia_s_gpu_tools_name_the_gpu_not_the_company(seeded_library: None) -
     assert {"component:gpu", "symptom:hardware-error"} <= named
     assert "organisation:nvidia" not in named
     assert "component:gpu" in found("dcgm diag failed on node 12")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the guy who wrote it left the company", "contributing_factor:lost-operational-knowledge"),
+        (
+            "only one person knew how that proxy worked",
+            "contributing_factor:lost-operational-knowledge",
+        ),
+        ("everything was in one AZ", "contributing_factor:shared-failure-domain"),
+        ("half the team was on holiday", "contributing_factor:time-pressure"),
+        ("a cron job deleted prod", "contributing_factor:unbounded-automation"),
+        ("the timeout was too aggressive", "contributing_factor:timeout-too-short"),
+        (
+            "it rolled out to every cluster at the same time",
+            "contributing_factor:untested-change-fleet-wide",
+        ),
+    ],
+)
+def test_causes_told_the_way_postmortems_tell_them(
+    seeded_library: None, text: str, value: str
+) -> None:
+    assert value in found(text)

@@ -162,7 +162,7 @@ ADJECTIVES = frozenset(
     "corrupt corrupted misleading silent immature untested defective flaky dead missing "
     "outdated unhealthy marginal noisy full misconfigured overloaded saturated throttled "
     "unresponsive unreachable unavailable stuck hung undersized oversubscribed overheated "
-    "overheating failing dying leaking".split()
+    "overheating failing dying leaking aggressive short".split()
 )
 # Linking verbs, and the words that may sit between them and the adjective ("was noticeably
 # slower", "got much worse"; an adverb in -ly counts too). A negation breaks the link.

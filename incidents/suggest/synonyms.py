@@ -107,6 +107,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("unhealthy", "unresponsive"),
     # waiting for a turn (a queue: "waiting in the queue", "sat in the queue")
     ("waiting", "sitting", "sat", "languishing"),
+    # together (a change everywhere, several problems)
+    ("at once", "at the same time", "simultaneously"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
     # a limit set on a resource
