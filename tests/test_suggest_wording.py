@@ -11,99 +11,88 @@ from __future__ import annotations
 
 import pytest
 
-from incidents.models import FacetValue
-from incidents.suggest import suggest_filters
 from incidents.suggest.words import american
+from tests.suggesting import found
+from tests.suggesting import symptom_value
 
 pytestmark = pytest.mark.django_db
-
-
-def _found(text: str) -> set[str]:
-    return {f"{s.facet}:{s.value.slug}" for s in suggest_filters(text)}
-
-
-def _value(slug: str, **fields: object) -> FacetValue:
-    value, _created = FacetValue.objects.update_or_create(
-        facet="symptom", slug=slug, defaults={"name": slug.replace("-", " "), **fields}
-    )
-    return value
 
 
 # --- forms of a phrase ------------------------------------------------------------------------
 
 
 def test_an_adjective_phrase_is_read_after_a_linking_verb(small_library: None) -> None:
-    _value("slow-train", phrases=["slower training"])
-    assert "symptom:slow-train" in _found("end-to-end training is measurably slower on them")
-    assert "symptom:slow-train" in _found("training had become much slower since Monday")
+    symptom_value("slow-train", phrases=["slower training"])
+    assert "symptom:slow-train" in found("end-to-end training is measurably slower on them")
+    assert "symptom:slow-train" in found("training had become much slower since Monday")
     # Only a linking verb and adverbs link them; a negation breaks the link.
-    assert "symptom:slow-train" not in _found("training moved to slower nodes")
-    assert "symptom:slow-train" not in _found("training was not slower at all")
+    assert "symptom:slow-train" not in found("training moved to slower nodes")
+    assert "symptom:slow-train" not in found("training was not slower at all")
     # The form read across a linking verb takes the place of no phrase as written.
-    _value("stopped-run", phrases=["hung job", "job hung"])
-    assert "symptom:stopped-run" in _found("the whole job hung until it timed out")
+    symptom_value("stopped-run", phrases=["hung job", "job hung"])
+    assert "symptom:stopped-run" in found("the whole job hung until it timed out")
 
 
 def test_an_article_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:
-    _value("quota-hit", phrases=["hit quota"])
-    assert "symptom:quota-hit" in _found("the project hit the quota at noon")
-    assert "symptom:quota-hit" not in _found("the project hit its own quota at noon")
+    symptom_value("quota-hit", phrases=["hit quota"])
+    assert "symptom:quota-hit" in found("the project hit the quota at noon")
+    assert "symptom:quota-hit" not in found("the project hit its own quota at noon")
 
 
 def test_an_adverb_inside_a_two_word_phrase_is_no_gap(small_library: None) -> None:
-    _value("run-stalled", phrases=["job stalled"])
-    assert "symptom:run-stalled" in _found("then the job just stalls")
-    assert "symptom:run-stalled" in _found("the job eventually stalled at step 900")
+    symptom_value("run-stalled", phrases=["job stalled"])
+    assert "symptom:run-stalled" in found("then the job just stalls")
+    assert "symptom:run-stalled" in found("the job eventually stalled at step 900")
     # Only adverbs of time or manner: "only" says what, and stays a gap.
-    assert "symptom:run-stalled" not in _found("the job only stalled")
+    assert "symptom:run-stalled" not in found("the job only stalled")
 
 
 def test_a_comma_parts_two_words_of_a_term(small_library: None) -> None:
-    _value("cp-pods", phrases=["control-plane pods"])
-    assert "symptom:cp-pods" in _found("the control-plane pods restarted")
-    assert "symptom:cp-pods" not in _found(
+    symptom_value("cp-pods", phrases=["control-plane pods"])
+    assert "symptom:cp-pods" in found("the control-plane pods restarted")
+    assert "symptom:cp-pods" not in found(
         "the upgrade broke the networking control plane, pods lost connectivity"
     )
-    _value("loader", name="data loader")
-    assert "symptom:loader" in _found("the data loader leaked")
-    assert "symptom:loader" not in _found("we wrote the data, loader workers died later")
+    symptom_value("loader", name="data loader")
+    assert "symptom:loader" in found("the data loader leaked")
+    assert "symptom:loader" not in found("we wrote the data, loader workers died later")
 
 
 def test_a_phrase_without_its_preposition_is_not_read_across_another(
     small_library: None,
 ) -> None:
-    _value("long-down", phrases=["down for days"])
-    assert "symptom:long-down" in _found("the site was down for three days")
-    assert "symptom:long-down" in _found("the site was down nearly three days")
-    assert "symptom:long-down" not in _found("throughput goes up and down 1-2% over the day")
+    symptom_value("long-down", phrases=["down for days"])
+    assert "symptom:long-down" in found("the site was down for three days")
+    assert "symptom:long-down" in found("the site was down nearly three days")
+    assert "symptom:long-down" not in found("throughput goes up and down 1-2% over the day")
 
 
 def test_british_spellings_are_read_as_american(small_library: None) -> None:
-    _value("low-util", phrases=["gpu utilization dropped"])
-    assert "symptom:low-util" in _found("GPU utilisation dropped overnight")
+    symptom_value("low-util", phrases=["gpu utilization dropped"])
+    assert "symptom:low-util" in found("GPU utilisation dropped overnight")
     assert american("randomised") == "randomized"
     # Only where English writes the American form at least as often: these are no British forms.
     assert [american(w) for w in ("raised", "hour", "noise")] == ["raised", "hour", "noise"]
 
 
 def test_could_not_holds_unable_to(small_library: None) -> None:
-    _value("no-inspect", phrases=["could not inspect the hosts"])
-    assert "symptom:no-inspect" in _found("we were unable to inspect the hosts")
+    symptom_value("no-inspect", phrases=["could not inspect the hosts"])
+    assert "symptom:no-inspect" in found("we were unable to inspect the hosts")
 
 
 def test_no_holds_without_and_lack_of(small_library: None) -> None:
-    _value("no-room", phrases=["no headroom"])
-    assert "symptom:no-room" in _found("there was a lack of headroom in the region")
+    symptom_value("no-room", phrases=["no headroom"])
+    assert "symptom:no-room" in found("there was a lack of headroom in the region")
 
 
 def test_a_limit_is_a_cap(small_library: None) -> None:
-    _value("size-hit", phrases=["size limit"])
-    assert "symptom:size-hit" in _found("the store hit the 2 GB size cap")
+    symptom_value("size-hit", phrases=["size limit"])
+    assert "symptom:size-hit" in found("the store hit the 2 GB size cap")
 
 
 def test_neither_nor_ever_is_a_never(small_library: None) -> None:
-    _value("no-fail-fast", phrases=["never timed out"])
-    assert "symptom:no-fail-fast" in _found("neither nccl nor torch distributed ever timed out")
+    symptom_value("no-fail-fast", phrases=["never timed out"])
+    assert "symptom:no-fail-fast" in found("neither nccl nor torch distributed ever timed out")
 
 
 # --- names read in context --------------------------------------------------------------------
@@ -113,20 +102,20 @@ def test_an_ambiguous_word_names_the_longer_name_whose_parent_the_text_names(
     seeded_library: None,
 ) -> None:
     """ "node" alone is any server; beside k8s (Cluster orchestration) it is a Kubernetes node."""
-    assert "component:kubernetes-node" in _found(
+    assert "component:kubernetes-node" in found(
         "the reindex Job on k8s ate every resource on its node"
     )
-    assert "component:kubernetes-node" not in _found(
+    assert "component:kubernetes-node" not in found(
         "the reindex job ate every resource on its node"
     )
     # A counted word stays counted: the size of the cluster names no node.
-    assert "component:kubernetes-node" not in _found("our k8s cluster grew to 2500 nodes")
+    assert "component:kubernetes-node" not in found("our k8s cluster grew to 2500 nodes")
 
 
 def test_an_ambiguous_organisation_name_counts_beside_a_partner(seeded_library: None) -> None:
     """ "imbue" is a verb; beside Voltage Park, whose description names Imbue, it is Imbue."""
-    assert "organisation:imbue" in _found("imbue voltage park h100")
-    assert "organisation:imbue" not in _found("imbue the h100 cluster with health checks")
+    assert "organisation:imbue" in found("imbue voltage park h100")
+    assert "organisation:imbue" not in found("imbue the h100 cluster with health checks")
 
 
 def test_in_a_keyword_query_an_organisation_before_a_component_runs_it(
@@ -135,23 +124,21 @@ def test_in_a_keyword_query_an_organisation_before_a_component_runs_it(
     """A query lists its words: "monzo linkerd" is Monzo's Linkerd; in prose an organisation
     before a component names a product ("Google Kubernetes Engine"), and a maker of parts is
     their vendor everywhere."""
-    assert "organisation:monzo" in _found("monzo linkerd payments outage")
-    assert "organisation:google" not in _found(
-        "traffic never reached the Google Kubernetes cluster"
-    )
-    assert "organisation:nvidia" not in _found("nvidia a100 xid errors")
+    assert "organisation:monzo" in found("monzo linkerd payments outage")
+    assert "organisation:google" not in found("traffic never reached the Google Kubernetes cluster")
+    assert "organisation:nvidia" not in found("nvidia a100 xid errors")
 
 
 # --- the vocabulary's wording ------------------------------------------------------------------
 
 
 def test_a_failed_build_is_a_failed_job(seeded_library: None) -> None:
-    assert "symptom:job-failure" in _found("CD builds failing for about an hour")
-    assert "symptom:job-failure" in _found("every build failed until noon")
+    assert "symptom:job-failure" in found("CD builds failing for about an hour")
+    assert "symptom:job-failure" in found("every build failed until noon")
 
 
 def test_by_hand_alone_is_no_manual_diagnosis(seeded_library: None) -> None:
     """Anyone does things by hand, a cloud provider too; a job restarted by hand is the value."""
     manual = "contributing_factor:manual-diagnosis-and-restart"
-    assert manual not in _found("failing the region over needs the provider to do it by hand")
-    assert manual in _found("engineers restarted the job by hand every night")
+    assert manual not in found("failing the region over needs the provider to do it by hand")
+    assert manual in found("engineers restarted the job by hand every night")

@@ -44,13 +44,15 @@ def _function_stems() -> frozenset[str]:
 
 def spelling_forms(base: tuple[Stems, Stems], kind: str) -> list[tuple[Stems, Stems]]:
     """The (stems, keys) a spelling may be written as: itself; a verb and its particle written
-    apart or together ("timed out" and "timeout", "shutdown" and "shut down"); and, for a
+    apart or together ("timed out" and "timeout", "shutdown" and "shut down"); two adjacent
+    words of a longer term written as one ("the apiserver", _closed_up); and, for a
     phrase, without its function words ("deleted the cluster": "deleted cluster", written
     "deleted our whole cluster"). Two words in either order ("cluster deleted") added wrong
     values on the tune half as fast as right ones."""
     forms = [base]
     for term_stems, keys in list(forms):
         forms.extend(_compounds(term_stems, keys))
+    forms.extend(_closed_up(base))
     if kind == "phrase":
         for term_stems, keys in list(forms):
             content = [
@@ -92,6 +94,39 @@ def inverted(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
     return []
 
 
+# Terms of at least this many words may have two of their words written as one (see _closed_up);
+# 0: off. A term of two words written as one is found by its joined spelling
+# (lexicon.Lexicon.by_joined).
+CLOSED_UP_MIN_WORDS = 3
+
+
+def _closed_up(base: tuple[Stems, Stems]) -> list[tuple[Stems, Stems]]:
+    """A term of three words or more with two adjacent ones written as one word, as engineers
+    write compounds ("hammered the apiserver" for "hammered the api server", "the dataloader
+    leaked" for "the data loader leaked"); two words that are no function words or numbers."""
+    term_stems, keys = base
+    if not CLOSED_UP_MIN_WORDS or len(keys) < CLOSED_UP_MIN_WORDS:
+        return []
+    found = []
+    for i in range(len(keys) - 1):
+        pair = keys[i : i + 2]
+        if any(k in FUNCTION_WORDS or k in PARTICLES or not k.isalpha() for k in pair):
+            continue
+        joined = pair[0] + pair[1]
+        found.append(
+            (
+                term_stems[:i] + (stem(joined),) + term_stems[i + 2 :],
+                keys[:i] + (joined,) + keys[i + 2 :],
+            )
+        )
+    return found
+
+
+# Words ending in a particle that are no verb and particle written joined: a "traceback" is a
+# stack trace, but "traced back to" is how a postmortem says where a cause was found.
+UNSPLIT = frozenset({"traceback", "without"})
+
+
 def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
     """A verb and particle joined where written apart, and apart where written joined."""
     found = []
@@ -105,6 +140,8 @@ def _compounds(term_stems: Stems, keys: Stems) -> list[tuple[Stems, Stems]]:
                 )
             )
     for i, (s, k) in enumerate(zip(term_stems, keys, strict=True)):
+        if k in UNSPLIT:
+            continue
         for particle in PARTICLES:
             if k.endswith(particle) and len(k) - len(particle) >= 3 and s == k:
                 head = stem(k[: -len(particle)])
@@ -125,7 +162,7 @@ ADJECTIVES = frozenset(
     "corrupt corrupted misleading silent immature untested defective flaky dead missing "
     "outdated unhealthy marginal noisy full misconfigured overloaded saturated throttled "
     "unresponsive unreachable unavailable stuck hung undersized oversubscribed overheated "
-    "overheating failing dying leaking".split()
+    "overheating failing dying leaking aggressive short".split()
 )
 # Linking verbs, and the words that may sit between them and the adjective ("was noticeably
 # slower", "got much worse"; an adverb in -ly counts too). A negation breaks the link.

@@ -77,8 +77,12 @@ def _counted(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[
     ]
 
 
-# Nouns of measure a component can qualify ("GPU hours", "node count"): the amount, not the part.
-MEASURES = frozenset("hour hours day days year years budget budgets cost costs count".split())
+# Nouns of measure a component can qualify ("GPU hours", "node count", "GPU time"): the amount,
+# not the part; and a scheduler's pool of it ("the GPU partition" of Slurm), which names where
+# jobs ran, not a part that failed.
+MEASURES = frozenset(
+    "hour hours day days year years budget budgets cost costs count time partition partitions".split()
+)
 
 
 def _measured(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:

@@ -38,8 +38,21 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "became unresponsive",
         "was unresponsive",
     ),
-    # took more load than it could
-    ("overloaded", "overwhelmed", "swamped", "drowned", "buckled", "was hammered"),
+    # took more load than it could ("we DDoS'd our own apiserver": sent it more than it could take)
+    (
+        "overloaded",
+        "overwhelmed",
+        "swamped",
+        "drowned",
+        "buckled",
+        "was hammered",
+        "hammered",
+        "flooded",
+        "ddosed",
+        "ddos'd",
+        "on its knees",
+        "was on its knees",
+    ),
     # got slower
     ("got slower", "slowed down", "became slow", "was slow", "ran slow"),
     # slow
@@ -69,6 +82,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
         "skyrocketed",
         "went vertical",
         "went through the roof",
+        "peaked",
     ),
     # timed out
     ("timed out", "times out", "hit the timeout"),
@@ -78,12 +92,13 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("crash loop", "crash looping", "kept restarting", "restart loop", "kept crashing"),
     # a part that misbehaves
     ("bad", "faulty", "flaky", "broken", "defective", "marginal", "dodgy"),
-    # stopped with an error
-    ("crashed", "died", "blew up", "fell over", "went belly up"),
+    # stopped with an error ("the job went down": said of a job or process, a crash; of a
+    # service it is an outage, the first group)
+    ("crashed", "died", "blew up", "fell over", "went belly up", "went down", "keeled over"),
     # a graphics processor
     ("gpu", "card", "accelerator"),
-    # the machines of a cluster
-    ("nodes", "workers", "instances", "vms"),
+    # the machines of a cluster ("boxes": on-call slang for servers)
+    ("nodes", "workers", "instances", "vms", "machines", "boxes"),
     # it did not happen
     ("never", "did not", "didn't", "nothing", "nor", "not once", "nor ever", "not ever"),
     # everybody affected
@@ -92,6 +107,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("unhealthy", "unresponsive"),
     # waiting for a turn (a queue: "waiting in the queue", "sat in the queue")
     ("waiting", "sitting", "sat", "languishing"),
+    # together (a change everywhere, several problems)
+    ("at once", "at the same time", "simultaneously"),
     # a mistake
     ("by mistake", "by accident", "accidentally", "mistakenly", "unintentionally"),
     # a limit set on a resource
