@@ -1,6 +1,6 @@
 """Middleware of the site: a database that cannot be reached answers 503, not 500; too many query
-parameters a 400 at once; the Content Security Policy header built once per process, not on every
-response."""
+parameters a 400 at once; a 405 says which methods the address takes; the Content Security Policy
+header built once per process, not on every response."""
 
 from __future__ import annotations
 
@@ -50,6 +50,27 @@ class QueryLimitMiddleware:
                 request, 400, f"The request has more than {limit} query parameters."
             )
         return self.get_response(request)
+
+
+class MethodNotAllowedMiddleware:
+    """A 405 with no body (Django's ``require_GET`` and class-based views answer one) becomes the
+    site's error page, or the API's JSON, naming the methods the address takes; the ``Allow``
+    header is kept. A 405 that already says something (the API's) is left as it is."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content:
+            return response
+        allowed = response.get("Allow", "")
+        detail = f"{request.method} is not allowed here"
+        detail += f"; this address takes {allowed}." if allowed else "."
+        page = error_response(request, 405, detail)
+        if allowed:
+            page["Allow"] = allowed
+        return page
 
 
 class DatabaseUnavailableMiddleware:

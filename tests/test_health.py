@@ -1,5 +1,5 @@
 """Health probes and error pages, in-process: /healthz reads nothing, /readyz reads the schema,
-and the 400/403/404/500 pages run no query."""
+and the 400/403/404/405/500 pages run no query."""
 
 from __future__ import annotations
 
@@ -149,3 +149,21 @@ def test_more_than_1000_query_parameters_is_a_400_with_debug_on_or_off(
         response = client.get(f"{path}?{TOO_MANY}")
     assert response.status_code == 400
     assert says in response.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/", "/graph/", "/cost/"])
+def test_a_method_a_page_does_not_take_gets_a_page_naming_the_ones_it_does(
+    client: Client, path: str
+) -> None:
+    response = client.post(path)
+    assert response.status_code == 405
+    assert "GET" in response["Allow"]
+    page = response.content.decode()
+    assert "<h1>Method not allowed</h1>" in page
+    assert f"POST is not allowed here; this address takes {response['Allow']}." in page
+
+
+def test_the_api_keeps_its_own_405_body(client: Client) -> None:
+    response = client.post("/api/facets/")
+    assert response.status_code == 405
+    assert response.json() == {"detail": 'Method "POST" not allowed.'}

@@ -148,6 +148,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "incidents.middleware.MethodNotAllowedMiddleware",
     "incidents.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it answers a locked-out login attempt.
     "axes.middleware.AxesMiddleware",

@@ -3,7 +3,7 @@
 /healthz answers 200 while the process runs; /readyz 200 when the database answers and every
 migration is applied, else 503. With the database down a page answers the 503 page and the API a
 503 JSON body (DatabaseUnavailableMiddleware and the 500 handler below); the next request after the
-database returns is served normally, with no restart. The 400/403/404/500 pages are rendered
+database returns is served normally, with no restart. The 400/403/404/405/500 pages are rendered
 without a request context, so no session, user or query is read for them.
 """
 
@@ -25,6 +25,7 @@ TITLES = {
     400: "Bad request",
     403: "Forbidden",
     404: "Not found",
+    405: "Method not allowed",
     500: "Server error",
     503: "Temporarily unavailable",
 }
@@ -32,6 +33,7 @@ MESSAGES = {
     400: "The request could not be understood.",
     403: "You are not allowed to do that.",
     404: "There is nothing at this address.",
+    405: "This address does not take that kind of request.",
     500: "Something went wrong on our side; it has been logged.",
     503: "The library's database cannot be reached just now. Try again in a minute.",
 }
