@@ -175,7 +175,10 @@ def test_case_detail_has_the_whole_card(client: Client, small_library: None) -> 
 
 
 def test_missing_case_is_404(client: Client, small_library: None) -> None:
-    assert client.get("/api/cases/no-such-case/").status_code == 404
+    response = client.get("/api/cases/no-such-case/")
+    assert response.status_code == 404
+    # The slug asked for, not the model's internals ("No Case matches the given query.").
+    assert response.json() == {"detail": "No case with slug 'no-such-case'."}
 
 
 def test_facet_counts_follow_the_filters(client: Client, small_library: None) -> None:

@@ -87,6 +87,13 @@ def test_the_feed_follows_the_filters_and_the_page_links_it(
     assert entries == ["HBM failures interrupt a large run", "Flapping links slow a job"]
     links = [link.get("href") for e in feed.iter(f"{ATOM}entry") for link in e.iter(f"{ATOM}link")]
     assert links[0] == "http://testserver/cases/hbm-failures/"
+    # The feed's own address keeps its filters (a reader that follows rel="self" gets this feed,
+    # not the feed of every case); its page is the library under the same filters.
+    own = {link.get("rel"): link.get("href") for link in feed.findall(f"{ATOM}link")}
+    assert own == {
+        "self": "http://testserver/feeds/cases.atom?organisation=meta",
+        "alternate": "http://testserver/?organisation=meta",
+    }
     page = client.get("/?organisation=meta&kind=study").content.decode()
     assert (
         '<link rel="alternate" type="application/atom+xml" title="These cases, newest first (Atom)"'

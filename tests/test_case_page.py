@@ -46,6 +46,18 @@ def test_card_shows_every_part_of_the_case(client: Client, small_library: None) 
     assert "<strong>about 5.5 hours</strong>" in page
 
 
+def test_card_links_its_kind_and_setting_to_the_cases_of_each(
+    client: Client, small_library: None
+) -> None:
+    """Kind and setting are filters of the library that no facet tree offers: the card links
+    them, as it links its organisations."""
+    page = _page(client, "hbm-failures")
+    assert '<a href="/?kind=study">Study</a>' in page
+    assert '<a href="/?setting=training">Training</a>' in page
+    listed = client.get("/?kind=study").content.decode()
+    assert "/cases/hbm-failures/" in listed and "/cases/leaky-loader/" not in listed
+
+
 def test_card_shows_its_breakdown_tables(client: Client, small_library: None) -> None:
     page = re.sub(r"\s+", " ", _page(client, "leaky-loader"))
     assert ">Failure breakdowns<" in page

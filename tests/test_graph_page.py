@@ -158,7 +158,7 @@ def test_remediation_focus_names_the_failures_it_was_used_against(
     client: Client, small_library: None
 ) -> None:
     page = _html(client, "/graph/?focus=remediation:restart-from-last-checkpoint")
-    assert "What this remediation was used against" in page
+    assert "What “Restart from last checkpoint” was used against" in page
     nodes = _node_links(page)
     assert {"root_cause:software-bug", "symptom:nccl-timeout", "case:leaky-loader"} <= set(nodes)
     assert "case:flaky-network" not in nodes
@@ -273,3 +273,30 @@ def test_no_case_is_said_not_drawn(client: Client, small_library: None) -> None:
     assert "No case matches these filters, so there is nothing to draw." in page
     assert "<svg" not in page
     assert client.get("/graph/data.json?q=zzzqqq").json()["nodes"] == []
+
+
+def _lede_links(page: str) -> dict[str, str]:
+    lede = re.search(r'<p class="lede">(.*?)</p>', page, re.S)
+    assert lede is not None
+    found = re.findall(r'<a href="([^"]*)">([^<]*)</a>', lede.group(1))
+    return {unescape(text): unescape(href) for href, text in found}
+
+
+def test_a_focus_lists_the_cases_it_counts(client: Client, small_library: None) -> None:
+    """A value's focus links "See these cases as a list" to the cases its sentence counts: the
+    value's under the page's filters, not every case with the value; a remediation's focus,
+    which no list filter can select, offers no such link (its cases are on the page)."""
+    page = _html(client, "/graph/?focus=symptom:nccl-timeout&organisation=meta")
+    assert "1 case has this symptom" in page
+    listed = _lede_links(page)["See these cases as a list"]
+    assert listed == "/?organisation=meta&symptom=nccl-timeout"
+    assert "/cases/flaky-network/" in _html(client, listed)
+    assert "/cases/leaky-loader/" not in _html(client, listed)
+    page = _html(client, "/graph/?focus=symptom:nccl-timeout")
+    assert _lede_links(page)["See these cases as a list"] == "/?symptom=nccl-timeout"
+    page = _html(client, "/graph/?focus=remediation:restart-from-last-checkpoint")
+    assert "See these cases as a list" not in _lede_links(page)
+    assert _lede_links(page)["back to the overview"] == "/graph/"
+    assert _lede_links(_html(client, "/graph/?organisation=meta"))["See these cases as a list"] == (
+        "/?organisation=meta"
+    )

@@ -122,6 +122,19 @@ def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
             "cases/hbm-failures.yaml: case 'hbm-failures': field 'period.start': '2024-13' is not a real date",
         ),
         (
+            "cases/hbm-failures.yaml",
+            "period: {start: 2024}",
+            "period: {start: 2204}",
+            "cases/hbm-failures.yaml: case 'hbm-failures': field 'period.start': '2204' is in the"
+            " future",
+        ),
+        (
+            "cases/flaky-network.yaml",
+            "period: {start: 2022-05-02}",
+            "period: {start: 2202-05-02}",
+            "field 'period.start': '2202-05-02' is in the future",
+        ),
+        (
             "cases/flaky-network.yaml",
             "kind: incident",
             "kind: outage",
@@ -147,6 +160,12 @@ def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
         ),
         (
             "cases/leaky-loader.yaml",
+            "measures: A100 GPUs in the two clusters, source",
+            "source",
+            "field 'key_figures[0].measures': is required",
+        ),
+        (
+            "cases/leaky-loader.yaml",
             "{kind: interruptions, value: 12,",
             "{kind: interruptions, value: many,",
             "field 'costs[0].value': 'many' is not a number",
@@ -156,6 +175,12 @@ def test_parent_value_implies_links_for_filtering(library_copy: Path) -> None:
             "{kind: interruptions, value: 12,",
             "{kind: downtime_hours, value: 12,",
             "field 'costs[0].kind': 'downtime_hours' is not one of gpu_hours_lost, gpu_time_share",
+        ),
+        (
+            "cases/leaky-loader.yaml",
+            "{kind: interruptions, value: 12,",
+            "{value: 12,",
+            "field 'costs[0].kind': is required: one of gpu_hours_lost, gpu_time_share",
         ),
         (
             "cases/leaky-loader.yaml",

@@ -11,6 +11,9 @@ from django.test import Client
 from tests.bulk import add_cases
 from tests.queries import assert_max_queries
 
+# A like case's title beside its suggestion, at most (the template's truncatechars).
+LIKE_SHOWN = 50
+
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_TARGET": "library-region"}
@@ -218,6 +221,37 @@ def test_the_issue_bar_on_the_real_library(client: Client, seeded_library: None)
     second = next(h for h in _hrefs(after, "chip chip-suggested") if "training-data-loader" in h)
     final = _html(client, "/" + second)
     assert "acme-seren-kalos-pretraining-failures" in _listed(final)
+
+
+def test_a_like_case_is_named_short_beside_its_suggestion(
+    client: Client, seeded_library: None
+) -> None:
+    """A suggestion raised by like cases names them in a few words, the whole title on hover:
+    four suggestions like one case of 130 characters took four lines of the bar."""
+    text = "etcd slow, API server timeouts"
+    like = {
+        title
+        for s in client.get("/api/suggest/", {"q": text}).json()["suggestions"]
+        for title in s["like_cases"]
+    }
+    long_titles = [title for title in like if len(title) > LIKE_SHOWN]
+    assert long_titles, "the sentence no longer raises a value through a long-titled like case"
+    html = client.get("/", {"q": text}).content.decode()
+    matched = " ".join(re.findall(r'<span class="matched"[^>]*>(.*?)</span></li>', html, re.S))
+    for title in long_titles:
+        assert unescape(title) not in unescape(re.sub(r'title="[^"]*"', "", matched))
+        assert f'title="{title}"' in unescape(matched)
+        assert title[: LIKE_SHOWN - 1] + "…" in unescape(matched)
+
+
+def test_the_library_leads_a_first_reader_to_the_cost_view(
+    client: Client, small_library: None
+) -> None:
+    """The library's point (a failure's count is not its cost) is one click from its first
+    page, not only in the menu."""
+    lede = re.search(r'<p class="lede">(.*?)</p>', _html(client, "/"), re.S)
+    assert lede is not None
+    assert re.search(r'<a href="/cost/">[^<]*cost the most</a>', lede.group(1))
 
 
 def test_kind_setting_year_and_ordering_are_chips_too(client: Client, small_library: None) -> None:

@@ -166,7 +166,7 @@ def test_a_bad_url_is_refused_naming_the_field_and_nothing_is_written(editor: Cl
             "id_cost_0_source",
             "is not one of the case&#x27;s sources",
         ),
-        ({"cost_0_kind": ""}, "id_cost_0_kind", "is not one of gpu_hours_lost"),
+        ({"cost_0_kind": ""}, "id_cost_0_kind", "is required: one of gpu_hours_lost"),
         ({"cost_0_locator": ""}, "id_cost_0_locator", "is required"),
         (
             {"cost_0_kind": "gpu_time_share", "cost_0_value": "12"},

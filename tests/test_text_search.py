@@ -138,6 +138,19 @@ def test_a_misspelt_word_gets_a_did_you_mean(ranked_cases: None) -> None:
     assert TextSearch("watchdog").did_you_mean() is None
 
 
+def test_a_misspelt_form_of_a_library_word_is_corrected_through_its_stem(db: None) -> None:
+    """The index keeps one written form per stem ("corruption"): a typo of another form
+    ("corupted", as "silent data corupption" was) is too far from it, not from its stem."""
+    _case("sdc", "Silent corruption of checkpoints", "Bad bits in the saved state.", 2024)
+    refresh_search_index()
+    assert _search("corupted") == []
+    correction = TextSearch("checkpoints corupted").did_you_mean()
+    assert correction is not None
+    assert correction.text == "checkpoints corruption"
+    assert _search(correction.text) == ["sdc"]
+    assert TextSearch("checkpoints zzyzxq").did_you_mean() is None
+
+
 def test_an_everyday_word_is_not_corrected_to_a_library_word(ranked_cases: None) -> None:
     """ "stepped" is no typo of "stopped", as "space" is none of "spare" (review D15)."""
     assert _search("stepped") == []
@@ -198,6 +211,24 @@ def test_the_page_labels_partial_matches_and_offers_a_correction(
     assert "/cases/leaky-loader/" in html
     html = client.get("/", {"q": "zeppelinn"}).content.decode()
     assert "No case holds any of these words." in html
+
+
+def test_words_held_only_outside_the_filters_are_not_called_unknown(
+    client: Client, small_library: None
+) -> None:
+    """A search the other filters empty says that cases hold the words, and links to them: it
+    does not tell the reader that no case holds words the library has."""
+    html = client.get("/", {"q": "loader", "organisation": "meta"}).content.decode()
+    assert "No case holds any of these words." not in html
+    assert "1 case holds these words, but none under the other filters." in html
+    assert '<a href="?q=loader">Search the whole library for them</a>' in html
+    html = client.get("/", {"q": "leak flapping", "not_organisation": "meta"}).content.decode()
+    assert "leaky-loader" in html  # holds one of the words, so nothing is empty
+    html = client.get("/", {"q": "links leak", "component": "gpu-memory"}).content.decode()
+    assert "2 cases hold these words, but none under the other filters." in html
+    html = client.get("/", {"q": "zeppelinn", "organisation": "meta"}).content.decode()
+    assert "No case holds any of these words." in html
+    assert "Search the whole library" not in html
 
 
 def test_a_submitted_case_is_searchable_at_once(small_library: None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import OpenApiResponse
 from drf_spectacular.utils import extend_schema
@@ -16,6 +17,7 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import permissions
 from rest_framework import serializers
 from rest_framework import viewsets
+from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -168,6 +170,13 @@ class CaseViewSet(CaseWrites, LibraryRead, viewsets.ReadOnlyModelViewSet[Case]):
 
     def get_serializer_class(self) -> type[CaseSummarySerializer]:
         return CaseDetailSerializer if self.action == "retrieve" else CaseSummarySerializer
+
+    def get_object(self) -> Case:
+        """The case of the address; a 404 naming the slug asked for when there is none."""
+        try:
+            return super().get_object()
+        except Http404 as missing:
+            raise NotFound(f"No case with slug {self.kwargs.get('slug')!r}.") from missing
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,

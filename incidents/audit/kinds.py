@@ -57,6 +57,20 @@ _CORE: tuple[KindSpec, ...] = (
               config.monitor, crd=True),
     kind_spec("clusterpodmonitorings.monitoring.googleapis.com", ("v1",), "ClusterPodMonitoring",
               config.monitor, namespaced=False, crd=True),
+    # VictoriaMetrics operator: VMRule (spec.groups as in a PrometheusRule), VMServiceScrape and
+    # VMPodScrape (spec.selector as in a ServiceMonitor/PodMonitor).
+    kind_spec("vmrules.operator.victoriametrics.com", ("v1beta1",), "VMRule",
+              config.prometheus_rule, crd=True),
+    kind_spec("vmservicescrapes.operator.victoriametrics.com", ("v1beta1",), "VMServiceScrape",
+              config.monitor, crd=True),
+    kind_spec("vmpodscrapes.operator.victoriametrics.com", ("v1beta1",), "VMPodScrape",
+              config.monitor, crd=True),
+    # Azure Monitor managed service for Prometheus: the Prometheus Operator's monitors under its
+    # own group, read by the ama-metrics agent.
+    kind_spec("servicemonitors.azmonitoring.coreos.com", ("v1",), "ServiceMonitor",
+              config.monitor, crd=True),
+    kind_spec("podmonitors.azmonitoring.coreos.com", ("v1",), "PodMonitor", config.monitor,
+              crd=True),
 )  # fmt: skip
 
 KINDS: dict[str, KindSpec] = {

@@ -98,7 +98,12 @@ def render_text(
         disabled = f"; disabled: {', '.join(result.disabled)}" if result.disabled else ""
         out.append(f"config: {result.config.path}{disabled}")
     out += ["", "Coverage"]
+    # A kind the server does not serve (its CRD is not installed) needs no line of its own: one
+    # line names them all, so the findings follow the command by a screen, not by 30 lines.
+    absent = sorted(key for key, cov in result.coverage.items() if cov.status == "absent")
     for key, cov in sorted(result.coverage.items()):
+        if cov.status == "absent":
+            continue
         listed = f"{counted(cov.count, 'object')}, {counted(cov.pages, 'page')}"
         detail = listed if cov.status == "listed" else ""
         if cov.message:
@@ -107,6 +112,9 @@ def render_text(
             "fail" if cov.status in ("forbidden", "error") else "dim", f"{cov.status:<10}"
         )
         out.append(f"  {status} {key:<44} {detail}")
+    if absent:
+        kinds = f"{counted(len(absent), 'kind')} not served by this server: {', '.join(absent)}"
+        out.append(f"  {paint('dim', 'absent'.ljust(10))} {kinds}")
     by_check: dict[str, list[Finding]] = {}
     for f in result.findings:
         by_check.setdefault(f.check.id, []).append(f)
@@ -126,7 +134,8 @@ def render_text(
         for f in shown[:FINDINGS_SHOWN]:
             out += _finding_lines(f, paint)
         if len(shown) > FINDINGS_SHOWN:
-            out.append(f"  … and {len(shown) - FINDINGS_SHOWN} more findings (-o json for all)")
+            more = counted(len(shown) - FINDINGS_SHOWN, "more finding", "more findings")
+            out.append(f"  … and {more} (-o json for all)")
         exempted = [f for f in findings if f.status == "exempted"]
         for f in exempted[:FINDINGS_SHOWN]:
             out += [paint("exempted", line) for line in _finding_lines(f, paint)[:2]]
@@ -140,7 +149,8 @@ def render_text(
                 out.append(f"  case: {case['title']}\n        {case['source_url']}{link}")
             if len(cases) > CASES_SHOWN:
                 out.append(
-                    f"  and {len(cases) - CASES_SHOWN} more cases (kubegap explain {check.id})"
+                    f"  and {counted(len(cases) - CASES_SHOWN, 'more case', 'more cases')}"
+                    f" (kubegap explain {check.id})"
                 )
     s = summary(result, fail_on)
     counts = ", ".join(f"{n} {k}" for k, n in s["checks_by_status"].items() if n)

@@ -269,7 +269,9 @@ def heading(view: GraphView) -> str:
     if focus[0] == CASE:
         return f"{label}: what it shares with other cases"
     if focus[0] in (REMEDIATION, LESSON):
-        return f"What this {NODE_KINDS[focus[0]].lower()} was used against"
+        # Its slug as words ("Raise timeout"), as the drawing names it: its text is a sentence.
+        named = short_label(focus[0], str(view.slugs.get(focus, "")), label)
+        return f"What “{named}” was used against"
     if view.leave_out is not None:
         return f"What fixed {label} elsewhere"
     return f"What fixes {label}?"
@@ -311,6 +313,20 @@ def listed_cases(view: GraphView, links: Links) -> list[NodeLink]:
     return [links.node(key, 1) for key in view.listed_cases()]
 
 
+def list_url(view: GraphView, links: Links) -> str:
+    """The library list of the cases the page counts: the filters' (the overview), the filters'
+    and the focused value's (a value's focus); "" for a remediation, lesson or case, whose cases
+    no filter of the list selects (the page lists them)."""
+    focus = view.picture.focus
+    listed = links.filters
+    if focus is not None:
+        value = view.vocabulary.values.get(focus[1]) if focus[0] in BY_FACET else None
+        if value is None:
+            return ""
+        listed = listed.including(value)
+    return dataclasses.replace(listed, path=reverse("incidents:case-list")).href()
+
+
 def problems(view: GraphView, params: Mapping[str, Any]) -> dict[str, list[str]]:
     """What was wrong with the request: unknown filter values named with the closest known ones
     (selectors.parameters, as on every face), then the graph's own options."""
@@ -347,8 +363,7 @@ def context(view: GraphView, params: Mapping[str, Any], *, panel: bool = False) 
         "data_url": dataclasses.replace(
             links.filters.replace(options=state.options), path=reverse("incidents:graph-data")
         ).href(),
-        "list_url": (focus_link.page_url if focus_link and focus_link.kind in BY_FACET else "")
-        or dataclasses.replace(links.filters, path=reverse("incidents:case-list")).href(),
+        "list_url": list_url(view, links),
         "kind_toggles": kind_toggles(view),
         "trees": facet_trees(state, view.facets),
         "applied_count": len(state.selected),

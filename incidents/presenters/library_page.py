@@ -205,7 +205,15 @@ def did_you_mean(state: QueryState, search: SearchSummary | None) -> tuple[str, 
 
 
 def no_match(search: SearchSummary | None) -> str:
-    """What the page says when its text search finds no case."""
+    """What the page says when its text search finds no case: the words are in none, or the
+    other filters leave none of the cases that hold them."""
+    if search is not None and search.held_elsewhere:
+        held = search.held_elsewhere
+        return (
+            f"{held} case holds these words, but none under the other filters."
+            if held == 1
+            else f"{held} cases hold these words, but none under the other filters."
+        )
     if search is not None and not search.asks:
         return (
             "There is no word to search for here: the search reads words of Latin letters and"
@@ -272,6 +280,10 @@ def context(
         "partial_matches": bool(result.search and result.search.partial),
         "did_you_mean": did_you_mean(state, result.search),
         "no_match": no_match(result.search),
+        # The words alone, when the other filters left none of the cases holding them.
+        "search_everywhere_url": (
+            QueryState(q=state.q).href() if result.search and result.search.held_elsewhere else ""
+        ),
         "ranked": bool(result.search and result.search.total_words),
         "chips": chips(state, vocabulary),
         "sort_links": sort_links(state),

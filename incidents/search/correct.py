@@ -16,6 +16,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from incidents.models import SearchTerm
 from incidents.models.search import DOCUMENT_COUNT_TERM
+from incidents.search.terms import stem
 from incidents.suggest.words import zipf
 
 
@@ -43,27 +44,37 @@ def correct(text: str, unknown_words: Iterable[str]) -> Correction | None:
     if not typed:
         return None
     first_letters = functools.reduce(operator.or_, [Q(word__istartswith=w[0]) for w in typed])
-    known = dict(
+    rows = list(
         SearchTerm.objects.filter(first_letters, cases__gt=0)
         .exclude(term=DOCUMENT_COUNT_TERM)
-        .values_list("word", "cases")
+        .values_list("word", "term", "cases")
     )
-    words = list(known)
+    known = {word: cases for word, _, cases in rows}
+    # The index keeps one written form per stem ("corruption" for corrupt): a typo of another
+    # form ("corupted") is far from that form but near its stem.
+    by_stem = {term: word for word, term, _ in rows if word}
     fixes: list[tuple[str, str]] = []
     for word in typed:
         allowed = 1 if len(word) < 7 else 2
-        found = process.extract(
-            word.lower(),
-            words,
-            scorer=DamerauLevenshtein.distance,
-            score_cutoff=allowed,
-            limit=None,
-        )
-        if found:
-            best = min(found, key=lambda f: (f[1], -known[f[0]], f[0]))
-            fixes.append((word, best[0]))
+        best = _closest(word.lower(), known, allowed)
+        if best is None and len(stem(word.lower())) >= 4:
+            term = _closest(stem(word.lower()), {t: known[w] for t, w in by_stem.items()}, allowed)
+            best = by_stem[term] if term is not None else None
+        if best is not None:
+            fixes.append((word, best))
     if not fixes:
         return None
     for typed_word, fixed in fixes:
         text = re.sub(rf"\b{re.escape(typed_word)}\b", fixed, text, flags=re.IGNORECASE)
     return Correction(text, tuple(fixes))
+
+
+def _closest(word: str, known: dict[str, int], allowed: int) -> str | None:
+    """The known word (or stem) nearest `word` within `allowed` edits, the one more cases hold
+    on a tie; None when none is that near."""
+    found = process.extract(
+        word, list(known), scorer=DamerauLevenshtein.distance, score_cutoff=allowed, limit=None
+    )
+    if not found:
+        return None
+    return str(min(found, key=lambda f: (f[1], -known[f[0]], f[0]))[0])

@@ -100,6 +100,9 @@ class SearchSummary:
     correction: Correction | None
     asks: bool = True  # False: no word to search (stop words only, or no letter or digit)
     phrases_only: bool = False  # every word of the query is a phrase
+    # When the page lists no case: how many cases hold the words whatever the other filters
+    # (0 otherwise), so that an empty page can say the filters, not the words, left none.
+    held_elsewhere: int = 0
 
     @property
     def partial(self) -> bool:
@@ -221,17 +224,22 @@ def case_list(
 
 
 def search_summary(query: CaseQuery, page: Page[Case]) -> SearchSummary | None:
-    """The words each case of the page holds (one query) and a correction of misspelt words
-    (one query, only when a word is in no case); None without a text search."""
+    """The words each case of the page holds (one query), a correction of misspelt words (one
+    query, only when a word is in no case) and, for an empty page, how many cases hold the words
+    outside the other filters; None without a text search."""
     search = query.filterset.text_search
     if search is None:
         return None
+    # The facet index intersected these matches with the filters: kept, so no query here.
+    empty = not page.object_list and search.parsed.clauses
+    held_elsewhere = len(search.matched()) if empty else 0
     return SearchSummary(
         search.total_words,
         search.coverage([case.id for case in page.object_list]),
         search.did_you_mean(),
         search.asks,
         bool(search.parsed.terms) and all(t.is_phrase for t in search.parsed.terms),
+        held_elsewhere,
     )
 
 

@@ -246,6 +246,9 @@ def _read_period_point(c: FieldReader, value: Any, fieldname: str) -> PeriodPoin
     if isinstance(value, dt.datetime):
         value = value.date()
     if isinstance(value, dt.date):
+        if value > dt.date.today():
+            c.add(fieldname, f"'{value.isoformat()}' is in the future")
+            return None
         return PeriodPoint(value, DatePrecision.DAY)
     text = str(value) if isinstance(value, int | str) else ""
     match = re.fullmatch(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", text)
@@ -255,6 +258,9 @@ def _read_period_point(c: FieldReader, value: Any, fieldname: str) -> PeriodPoin
             date = dt.date(int(year), int(month or 1), int(day or 1))
         except ValueError as exc:
             c.add(fieldname, f"{text!r} is not a real date ({exc})")
+            return None
+        if date > dt.date.today():  # a mistyped year would lead "newest first" and the feed
+            c.add(fieldname, f"{text!r} is in the future")
             return None
         precision = (
             DatePrecision.DAY if day else DatePrecision.MONTH if month else DatePrecision.YEAR
@@ -325,7 +331,7 @@ def _read_figures(c: FieldReader, value: Any, source_urls: set[str]) -> list[Fig
     figures: list[FigureEntry] = []
     for where, item in KEY_FIGURES.items(c, value):
         number = c.number(item.get("value"), f"{where}.value")
-        measures = c.text(item, "measures", required=True, max_len=300)
+        measures = c.text(item, "measures", where=where, required=True, max_len=300)
         unit = c.text(item, "unit", where=where, required=False, max_len=UNIT_MAX)
         source = c.cited_source(item.get("source"), f"{where}.source", source_urls)
         if number is not None and measures and source:

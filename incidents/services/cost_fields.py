@@ -104,7 +104,9 @@ def _cost(
     source_urls: set[str],
 ) -> CostEntry | None:
     kind = item.get("kind")
-    if kind not in CostKind.values:
+    if kind is None or kind == "":  # a form's unchosen select, a file's missing key
+        c.add(f"{where}.kind", f"is required: one of {', '.join(CostKind.values)}")
+    elif kind not in CostKind.values:
         c.add(f"{where}.kind", f"{kind!r} is not one of {', '.join(CostKind.values)}")
         kind = None
     if kind in SHARE_KINDS:

@@ -105,6 +105,11 @@ class CaseFeed(Feed):  # type: ignore[type-arg]
     def link(self, obj: CaseQuery) -> str:
         return self._state(obj).href()
 
+    def feed_url(self, obj: CaseQuery) -> str:
+        """The feed's own address (rel="self") with its filters: Django's default, the path
+        alone, names the feed of every case."""
+        return QueryState.of(obj.filterset, {}).on("incidents:case-feed").href()
+
     def subtitle(self, obj: CaseQuery) -> str:
         return "Public failure reports of large GPU clusters, newest first."
 

@@ -72,7 +72,7 @@ def test_cut_lists_say_how_many_more(capsys: pytest.CaptureFixture[str], tmp_pat
     ) + (f" and {10 - MEMBERS_SHOWN} more")
     assert out.count("serve/ReplicaSet/infer-7f9") == 1  # one finding, not one per pod
     _, out, _ = run(capsys, "audit", "--snapshot", GPU_FAIL, "--checks", "GPU-002", "--no-color")
-    assert "and 1 more cases (kubegap explain GPU-002)" in out
+    assert "and 1 more case (kubegap explain GPU-002)" in out
     assert out.count("  case: ") == CASES_SHOWN
 
 
@@ -173,3 +173,24 @@ def test_mcp_says_what_it_needs_when_the_package_is_missing() -> None:
     )
     assert proc.returncode == 2
     assert "kubegap mcp needs the 'mcp' package" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_kinds_the_server_does_not_serve_take_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The coverage block lists each kind read on a line of its own, and every kind the server
+    does not serve (a CRD not installed) on one line: the findings follow a screen, not 30 lines,
+    after the command."""
+    demo = Path(__file__).resolve().parents[2] / "fixtures/snapshots/demo-broken-gpu-cluster.json"
+    kinds = json.loads(demo.read_text())["kinds"]
+    absent = sorted(k for k, v in kinds.items() if v["coverage"]["status"] == "absent")
+    listed = sorted(k for k, v in kinds.items() if v["coverage"]["status"] == "listed")
+    assert len(absent) > 10
+    _, out, _ = run(capsys, "audit", "--snapshot", str(demo), "--no-color")
+    block = out.split("\nCoverage\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(block) == len(listed) + 1
+    [line] = [line for line in block if line.split()[0] == "absent"]
+    assert line == f"  absent     {len(absent)} kinds not served by this server: " + ", ".join(
+        absent
+    )
+    assert [line.split()[1] for line in block if line.split()[0] == "listed"] == listed

@@ -200,7 +200,7 @@ def test_the_graph_works_without_javascript(
     page.goto(_url(live_server, "/graph/"))
     assert assert_readable(page, "#graph-svg", most_nodes=60) >= 5
     page.locator('#graph-svg a.node[data-id="remediation:restart-from-last-checkpoint"]').click()
-    expect(page.locator("h1")).to_have_text("What this remediation was used against")
+    expect(page.locator("h1")).to_have_text("What “Restart from last checkpoint” was used against")
 
 
 def test_the_draw_form_adds_contributing_factors_and_keeps_the_filters(

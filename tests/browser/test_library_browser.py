@@ -97,6 +97,31 @@ def test_typing_words_suggests_filters_to_click(
     assert _same_document(page)
 
 
+def test_back_to_a_search_shows_its_words_in_the_box(
+    page: Page, live_server: object, small_library: None
+) -> None:
+    """Back from a suggestion to the search, typed or submitted, shows the words searched for
+    in the box as well as their cases (htmx restores the page it saved when the suggestion was
+    clicked; a typed value is no attribute, so the box came back empty)."""
+    page.goto(f"{live_server.url}/")  # type: ignore[attr-defined]
+    page.locator("#q").press_sequentially(SENTENCE, delay=15)
+    page.locator("#s-symptom-nccl-timeout").click()
+    expect(page).to_have_url(re.compile(r"symptom=nccl-timeout"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"\?q=our(\+|%20)nccl(\+|%20)timeouts"))
+    expect(page.locator(".applied .chip")).to_have_text(re.compile(r"Search\s+" + SENTENCE))
+    expect(page.locator("#q")).to_have_value(SENTENCE)
+
+    page.locator("#q").fill("memory")
+    page.locator("#q").press("Enter")
+    expect(page).to_have_url(re.compile(r"/\?q=memory$"))
+    page.locator("#f-organisation-meta").click()
+    expect(page).to_have_url(re.compile(r"organisation=meta"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/\?q=memory$"))
+    expect(page.locator("#q")).to_have_value("memory")
+
+
 def test_keyboard_only_filtering_with_visible_focus(
     page: Page, live_server: object, small_library: None
 ) -> None:

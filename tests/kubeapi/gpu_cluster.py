@@ -280,4 +280,10 @@ NOT_INSTALLED = {
     "globalrules.monitoring.googleapis.com",
     "podmonitorings.monitoring.googleapis.com",
     "clusterpodmonitorings.monitoring.googleapis.com",
+    # VictoriaMetrics operator and Azure Managed Prometheus monitoring kinds.
+    "vmrules.operator.victoriametrics.com",
+    "vmservicescrapes.operator.victoriametrics.com",
+    "vmpodscrapes.operator.victoriametrics.com",
+    "servicemonitors.azmonitoring.coreos.com",
+    "podmonitors.azmonitoring.coreos.com",
 }

@@ -30,7 +30,9 @@ GMP_RULES = (
     "clusterrules.monitoring.googleapis.com",
     "globalrules.monitoring.googleapis.com",
 )
-RULE_KINDS = (RULES, *GMP_RULES)
+# VictoriaMetrics operator rules (vmalert reads them; spec.groups as in a PrometheusRule).
+VM_RULES = "vmrules.operator.victoriametrics.com"
+RULE_KINDS = (RULES, *GMP_RULES, VM_RULES)
 # Temperature and thermal-throttling metrics, by the GPU vendor whose exporter serves them:
 # dcgm-exporter's DCGM fields, and AMD's device-metrics-exporter (gpu_edge/junction/memory/hbm
 # temperature, thermal violation residency; exported with an optional prefix such as amd_).
@@ -91,7 +93,8 @@ def pages_on_ecc(expr: str) -> bool:
 
 def rule_objects(ctx: Context) -> list[tuple[str, Obj]]:
     """Every rule object by name: ``ns/name`` for a PrometheusRule, ``Rules ns/name`` (or
-    ``ClusterRules name``, ``GlobalRules name``) for Managed Prometheus ones."""
+    ``ClusterRules name``, ``GlobalRules name``) for Managed Prometheus ones, ``VMRule ns/name``
+    for VictoriaMetrics ones."""
     out = []
     for key in RULE_KINDS:
         for obj in ctx.items(key):
@@ -101,10 +104,22 @@ def rule_objects(ctx: Context) -> list[tuple[str, Obj]]:
     return sorted(out, key=lambda item: item[0])
 
 
-def _counted(ctx: Context, objects: int) -> str:
-    gmp = sum(len(ctx.items(k)) for k in GMP_RULES)
-    parts = [f"{objects - gmp} PrometheusRules"] if objects > gmp or not gmp else []
-    return " and ".join([*parts, *([f"{gmp} Managed Prometheus rule objects"] if gmp else [])])
+RULE_FAMILIES = (
+    ((RULES,), "PrometheusRules"),
+    (GMP_RULES, "Managed Prometheus rule objects"),
+    ((VM_RULES,), "VMRules"),
+)
+
+
+def _counted(ctx: Context) -> str:
+    """The rule objects examined, by family: those with objects, else the first one served."""
+    counts = [
+        (name, sum(len(ctx.items(k)) for k in keys))
+        for keys, name in RULE_FAMILIES
+        if not all(ctx.absent(k) for k in keys)
+    ]
+    kept = [(name, n) for name, n in counts if n] or counts[:1]
+    return " and ".join(f"{n} {name}" for name, n in kept)
 
 
 def alert_rules(ctx: Context) -> list[AlertRule]:
@@ -130,7 +145,8 @@ def _alert_check(
     if all(ctx.absent(k) for k in RULE_KINDS):
         yield fail(
             CLUSTER,
-            f"no {what}: the PrometheusRule CRD is not installed (nor Managed Prometheus Rules)",
+            f"no {what}: the PrometheusRule CRD is not installed (nor Managed Prometheus Rules, "
+            "nor VictoriaMetrics VMRules)",
             Evidence("prometheusrules", "CRD absent", f"a PrometheusRule alerting on {what}"),
         )
         return
@@ -154,12 +170,12 @@ def _alert_check(
         yield fail(
             CLUSTER,
             f"no alert rule for {', '.join(missing)} ({len(rules)} alert rules in "
-            f"{_counted(ctx, len(objects))} examined)",
+            f"{_counted(ctx)} examined)",
             *evidence,
         )
     else:
         yield passed(
-            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx, len(objects))})",
+            f"{what} alerts found ({len(rules)} alert rules in {_counted(ctx)})",
             *evidence,
             examined=objects,
             not_seen=[

@@ -28,6 +28,7 @@ HEALTH_AGENT_IMAGES = (
     "gpud",
     "gpu-health",
     "nvidia-gpu-device-plugin",  # GKE's plugin sets XidCriticalError
+    "hyperpod-health-monitoring-agent",  # SageMaker HyperPod (NvidiaErrorReboot/Terminate)
 )
 # Condition type -> the status that means "faulty" (polarity differs between producers).
 GPU_CONDITIONS = {
@@ -39,6 +40,10 @@ GPU_CONDITIONS = {
     "SysLogsXIDError": "True",
     "SysLogsSXIDError": "True",
     "AcceleratedHardwareReady": "False",
+    # SageMaker HyperPod's health-monitoring agent: a GPU fault that needs a reboot or a
+    # replacement of the instance (reason XidHardwareFailure and the like).
+    "NvidiaErrorReboot": "True",
+    "NvidiaErrorTerminate": "True",
 }
 _GPU_WORDS = re.compile(r"xid|gpu|nvlink|ecc|hbm|dcgm|accelerat", re.IGNORECASE)
 
@@ -74,6 +79,16 @@ def health_producer(ctx: Context) -> Iterator[Result]:
 # Taints that mark a node as a GPU node (GKE puts nvidia.com/gpu=present:NoSchedule on every GPU
 # node, and every GPU pod tolerates it): they keep CPU pods off, not GPU work off a faulty node.
 GPU_NODE_TAINT_KEYS = frozenset({"nvidia.com/gpu", "amd.com/gpu"})
+# Pool taints by key and value: AKS's documented GPU node pool taint, sku=gpu:NoSchedule
+# (https://learn.microsoft.com/azure/aks/use-node-taints), which every GPU pod there tolerates.
+GPU_POOL_TAINTS = frozenset({("sku", "gpu")})
+
+
+def is_gpu_pool_taint(taint: Obj) -> bool:
+    key = taint.get("key")
+    return key in GPU_NODE_TAINT_KEYS or (key, taint.get("value")) in GPU_POOL_TAINTS
+
+
 # Taints the node lifecycle controller (and the cloud node manager) set and lift by themselves
 # from the node's conditions: not-ready, unreachable, unschedulable, memory-, disk- and
 # pid-pressure, network-unavailable, out-of-service. They say nothing about the GPUs and vanish
@@ -92,7 +107,7 @@ def quarantine_taints(node: Obj) -> list[Obj]:
     return [
         t
         for t in schedulable_taints(node)
-        if t.get("key") not in GPU_NODE_TAINT_KEYS and not is_lifecycle_taint(t)
+        if not is_gpu_pool_taint(t) and not is_lifecycle_taint(t)
     ]
 
 

@@ -27,6 +27,16 @@ EXPORTER_IMAGE = "dcgm-exporter"
 VENDOR_EXPORTERS = {"nvidia": (EXPORTER_IMAGE,), "amd": ("device-metrics-exporter",)}
 POD_MONITORINGS = "podmonitorings.monitoring.googleapis.com"  # Google Managed Prometheus
 CLUSTER_POD_MONITORINGS = "clusterpodmonitorings.monitoring.googleapis.com"
+# Monitors with a Prometheus Operator selector: the Prometheus Operator's own, VictoriaMetrics'
+# VMServiceScrape/VMPodScrape and Azure Managed Prometheus's (azmonitoring.coreos.com).
+MONITOR_KINDS = (
+    "servicemonitors.monitoring.coreos.com",
+    "podmonitors.monitoring.coreos.com",
+    "vmservicescrapes.operator.victoriametrics.com",
+    "vmpodscrapes.operator.victoriametrics.com",
+    "servicemonitors.azmonitoring.coreos.com",
+    "podmonitors.azmonitoring.coreos.com",
+)
 # Reliability counter groups an alerting pipeline needs; any one field of a group suffices.
 RELIABILITY_FIELDS = {
     "ECC double-bit errors": ("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL"),
@@ -243,9 +253,7 @@ def _gmp_selects(ctx: Context, exp: Exporter) -> bool:
 
 
 def exporter_scraped(ctx: Context) -> Iterator[Result]:
-    monitors = ctx.items("servicemonitors.monitoring.coreos.com") + ctx.items(
-        "podmonitors.monitoring.coreos.com"
-    )
+    monitors = [m for key in MONITOR_KINDS for m in ctx.items(key)]
 
     def judge(exp: Exporter) -> Gap | None:
         if exp.scrape_annotation or exp.service_monitor or _gmp_selects(ctx, exp):
@@ -253,8 +261,9 @@ def exporter_scraped(ctx: Context) -> Iterator[Result]:
         if any(_selects(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors):
             return None
         observed = (
-            "Prometheus Operator CRDs not installed; no scrape annotation"
-            if ctx.absent("servicemonitors.monitoring.coreos.com")
+            "no monitor CRDs installed (Prometheus Operator, VictoriaMetrics, Azure Managed "
+            "Prometheus); no scrape annotation"
+            if all(ctx.absent(k) for k in MONITOR_KINDS)
             else f"no ServiceMonitor/PodMonitor selects it ({len(monitors)} examined)"
         )
         return gap(
@@ -359,8 +368,7 @@ CHECKS = [
         reads=(
             "daemonsets.apps",
             "clusterpolicies.nvidia.com",
-            "servicemonitors.monitoring.coreos.com",
-            "podmonitors.monitoring.coreos.com",
+            *MONITOR_KINDS,
             POD_MONITORINGS,
             CLUSTER_POD_MONITORINGS,
         ),
@@ -372,8 +380,8 @@ CHECKS = [
         ),
         remediation=(
             "Create a ServiceMonitor or PodMonitor selecting the exporter (or enable "
-            "ClusterPolicy.spec.dcgmExporter.serviceMonitor; on GKE, a PodMonitoring), or "
-            "annotate its pods for scraping."
+            "ClusterPolicy.spec.dcgmExporter.serviceMonitor; on GKE, a PodMonitoring; with "
+            "VictoriaMetrics, a VMServiceScrape or VMPodScrape), or annotate its pods for scraping."
         ),
         confidence="heuristic",
         func=exporter_scraped,

@@ -18,6 +18,8 @@ from ..workloads.batch import STATEFULSET
 from ..workloads.index import Workload
 from ..workloads.lws import LEADERWORKERSET
 from ..workloads.lws import NAME_LABEL
+from ..workloads.ray import CLUSTER_LABEL
+from ..workloads.ray import RAYCLUSTER
 from .common import Gap
 from .common import Skip
 from .common import gap
@@ -26,6 +28,26 @@ from .common import per_workload
 
 PDBS = "poddisruptionbudgets.policy"
 SERVING = (DEPLOYMENT, STATEFULSET, LEADERWORKERSET)
+# Labels KubeRay puts on every pod of a RayCluster (ray-operator common/pod.go, labelPod), and
+# on the workers of a RayService's cluster the ray.io/serve label its Serve traffic goes by.
+KUBERAY_POD_LABELS = {
+    "ray.io/is-ray-node": "yes",
+    "ray.io/node-type": "worker",
+    "app.kubernetes.io/name": "kuberay",
+    "app.kubernetes.io/created-by": "kuberay-operator",
+}
+
+
+def ray_serve_cluster(w: Workload) -> bool:
+    """A RayCluster a RayService runs (owned by it, or labelled as created from one): its GPU
+    workers are Ray Serve replicas, however the RayService itself is not listed."""
+    if w.key != RAYCLUSTER.key or w.obj is None:
+        return False
+    meta = w.obj.get("metadata") or {}
+    owners = meta.get("ownerReferences") or []
+    return any(o.get("kind") == "RayService" for o in owners) or (
+        (meta.get("labels") or {}).get("ray.io/originated-from-crd") == "RayService"
+    )
 
 
 def _pod_labels(w: Workload) -> dict[str, str]:
@@ -34,6 +56,10 @@ def _pod_labels(w: Workload) -> dict[str, str]:
         labels.update(t.labels)
     if w.key == LEADERWORKERSET.key:
         labels[NAME_LABEL] = w.resource.name
+    if w.key == RAYCLUSTER.key:
+        labels.update(KUBERAY_POD_LABELS)
+        labels[CLUSTER_LABEL] = w.resource.name
+        labels["ray.io/serve"] = "true"
     return labels
 
 
@@ -99,8 +125,8 @@ def serving_budgets(ctx: Context) -> Iterator[Result]:
         ctx,
         judge,
         ok="GPU serving workloads have a PodDisruptionBudget that keeps replicas up",
-        none="no GPU Deployment, StatefulSet or LeaderWorkerSet",
-        where=lambda w: w.key in {a.key for a in SERVING},
+        none="no GPU Deployment, StatefulSet, LeaderWorkerSet or RayService cluster",
+        where=lambda w: w.key in {a.key for a in SERVING} or ray_serve_cluster(w),
     )
 
 
@@ -111,7 +137,7 @@ CHECKS = [
         pass_title="GPU serving workloads have a PodDisruptionBudget",
         severity="medium",
         category="serving",
-        reads=("pods", PDBS, *(a.key for a in SERVING)),
+        reads=("pods", PDBS, *(a.key for a in SERVING), RAYCLUSTER.key),
         cases=("openai-2024-05-21-gpt4o-cluster-drain",),
         references=(
             Reference(
@@ -131,7 +157,9 @@ CHECKS = [
         ),
         remediation=(
             "Add a PodDisruptionBudget selecting the workload's pods with maxUnavailable 1 (or a "
-            "small percentage), and keep at least two replicas so drains can proceed."
+            "small percentage), and keep at least two replicas so drains can proceed; for a "
+            "RayService, select its Serve workers (ray.io/serve=true, or the workers' template "
+            "labels), as KubeRay creates no budget."
         ),
         confidence="definitive",
         func=serving_budgets,

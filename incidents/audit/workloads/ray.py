@@ -11,6 +11,7 @@ recreates lost pods, and whether a Ray program survives a lost worker is up to R
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..k8s import Obj
@@ -30,6 +31,33 @@ from .walk import spec_of
 
 CLUSTER_LABEL = "ray.io/cluster"
 _FINISHED = frozenset({"Complete", "Failed", "ValidationFailed"})
+# KubeRay mounts an in-memory emptyDir named shared-mem at /dev/shm in the Ray container (the
+# first) of every head and worker pod that has none, sized to that container's memory limit, else
+# its memory request, else unbounded (ray-operator/controllers/ray/common/pod.go: addEmptyDir,
+# makeEmptyDirVolume, findMemoryReqOrLimit). The object's template does not show it; its pods do.
+SHM_VOLUME = "shared-mem"
+SHM_PATH = "/dev/shm"
+
+
+def with_kuberay_shm(spec: Obj) -> Obj:
+    """The pod spec KubeRay renders from a Ray group's ``spec``: /dev/shm added as above."""
+    containers = spec.get("containers") or []
+    if not containers or not isinstance(containers[0], dict):
+        return spec
+    ray = containers[0]
+    mounts = ray.get("volumeMounts") or []
+    if any(isinstance(m, dict) and m.get("mountPath") == SHM_PATH for m in mounts):
+        return spec
+    volumes = list(spec.get("volumes") or [])
+    if not any(isinstance(v, dict) and v.get("name") == SHM_VOLUME for v in volumes):
+        res = ray.get("resources") or {}
+        size = ((res.get("limits") or {}).get("memory")) or (
+            (res.get("requests") or {}).get("memory")
+        )
+        empty: Obj = {"medium": "Memory", **({"sizeLimit": size} if size else {})}
+        volumes.append({"name": SHM_VOLUME, "emptyDir": empty})
+    ray = {**ray, "volumeMounts": [*mounts, {"name": SHM_VOLUME, "mountPath": SHM_PATH}]}
+    return {**spec, "containers": [ray, *containers[1:]], "volumes": volumes}
 
 
 def _cluster_spec(spec: Any) -> Obj | None:
@@ -63,7 +91,16 @@ def project_rayjob(obj: Obj) -> Obj:
     return shaped(obj, kept, pick(obj.get("status"), "jobDeploymentStatus", "jobStatus"))
 
 
+def _rendered(tpl: PodTemplate) -> PodTemplate:
+    return replace(tpl, spec=with_kuberay_shm(tpl.spec))
+
+
 def cluster_templates(spec: Obj, prefix: str) -> list[PodTemplate]:
+    """The head and worker group templates, each as KubeRay renders its pods (/dev/shm added)."""
+    return [_rendered(t) for t in _group_templates(spec, prefix)]
+
+
+def _group_templates(spec: Obj, prefix: str) -> list[PodTemplate]:
     head = spec.get("headGroupSpec") or {}
     out = (
         [pod_template("head", f"{prefix}.headGroupSpec.template", head.get("template"), 1)]
