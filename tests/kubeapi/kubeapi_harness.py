@@ -20,6 +20,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
@@ -193,8 +194,14 @@ class ApiServer:
     def start(self, timeout: float = 60.0) -> ApiServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
-        self.etcd_url = self._start_etcd(timeout)
-        self._start_apiserver(self.etcd_url, timeout)
+        # kube-apiserver is started without waiting for etcd (it connects when etcd is up):
+        # writing its keys and the two start-ups overlap.
+        self.etcd_url, etcd_healthy = self._start_etcd()
+        apiserver_ready = self._start_apiserver(self.etcd_url)
+        _wait_for("etcd to be healthy", etcd_healthy, self._procs, timeout)
+        _wait_for("kube-apiserver /readyz", apiserver_ready, self._procs, timeout)
+        # The self-signed serving certificate is written together with its CA.
+        self.ca_pem = (self.workdir / "certs" / "apiserver.crt").read_bytes()
         self.startup_seconds = time.monotonic() - started
         return self
 
@@ -221,7 +228,8 @@ class ApiServer:
             self._etcd_data = self.workdir / "etcd-data"
         return self._etcd_data
 
-    def _start_etcd(self, timeout: float) -> str:
+    def _start_etcd(self) -> tuple[str, Callable[[], bool]]:
+        """Start etcd; its client URL and a probe of its health."""
         client_port, peer_port = free_port(), free_port()
         client = f"http://127.0.0.1:{client_port}"
         peer = f"http://127.0.0.1:{peer_port}"
@@ -241,10 +249,10 @@ class ApiServer:
             r = httpx.get(f"{client}/health", timeout=2)
             return r.status_code == 200 and r.json().get("health") == "true"
 
-        _wait_for("etcd to be healthy", healthy, self._procs, timeout)
-        return client
+        return client, healthy
 
-    def _start_apiserver(self, etcd_url: str, timeout: float) -> None:
+    def _start_apiserver(self, etcd_url: str) -> Callable[[], bool]:
+        """Start kube-apiserver on ``etcd_url``; a probe of its readiness."""
         w = self.workdir
         tokens = w / "tokens.csv"
         tokens.write_text(
@@ -295,9 +303,7 @@ class ApiServer:
             )
             return r.status_code == 200
 
-        _wait_for("kube-apiserver /readyz", ready, self._procs, timeout)
-        # The self-signed serving certificate is written together with its CA.
-        self.ca_pem = crt.read_bytes()
+        return ready
 
     def stop(self, kill: bool = False) -> None:
         """Stop kube-apiserver, then etcd: gracefully (about 1 s), or at once with ``kill``."""
