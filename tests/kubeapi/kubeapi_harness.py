@@ -173,6 +173,10 @@ def _wait_for(
     )
 
 
+# Free room etcd's data needs in /dev/shm (about 125 MB at start: a preallocated 64 MB log).
+SHM_NEEDED_BYTES = 512 * 1024 * 1024
+
+
 @dataclass
 class ApiServer:
     """etcd + kube-apiserver on loopback, with everything in ``workdir``."""
@@ -219,10 +223,16 @@ class ApiServer:
         return proc
 
     def _etcd_data_dir(self) -> Path:
-        """A fresh directory for etcd's data: in /dev/shm when there is one (a tmpfs, where
-        etcd's fsync per write costs nothing), else in ``workdir``; removed by :meth:`stop`."""
+        """A fresh directory for etcd's data: in /dev/shm when there is one with room (a tmpfs,
+        where etcd's fsync per write costs nothing; its data takes about 125 MB, more than a
+        container's default /dev/shm of 64 MB holds), else in ``workdir``; removed by
+        :meth:`stop`."""
         shm = Path("/dev/shm")
-        if shm.is_dir() and os.access(shm, os.W_OK):
+        if (
+            shm.is_dir()
+            and os.access(shm, os.W_OK)
+            and shutil.disk_usage(shm).free >= SHM_NEEDED_BYTES
+        ):
             self._etcd_data = Path(tempfile.mkdtemp(prefix="kubeapi-etcd-", dir=shm))
         else:
             self._etcd_data = self.workdir / "etcd-data"
