@@ -128,7 +128,7 @@ class Gunicorn:
                     return self
             except OSError:
                 pass
-            time.sleep(0.2)
+            time.sleep(0.05)
         self.__exit__(None, None, None)
         raise RuntimeError("gunicorn did not answer /healthz within 30 s")
 

@@ -1,5 +1,5 @@
 """tests/scheduling.py: under ``--dist loadscope`` the kubeapi modules go to one process, first,
-and the browser modules to one process, next."""
+the browser modules to one process, next, then the modules of a few long tests."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ BROWSER = [
 # More tests than kubeapi has: xdist alone would send this module first.
 MANY = [f"tests/audit/test_projection.py::test_p[{i}]" for i in range(10)]
 OTHERS = ["tests/test_text.py::test_t", "tests/test_text.py::Words::test_w"]
+RATES = ["tests/test_production_rates.py::test_r[sqlite]"]
+DEPLOY = ["tests/test_deploy.py::test_d1", "tests/test_deploy.py::test_d2"]
 
 
 class FakeNode:
@@ -77,3 +79,12 @@ def test_every_browser_module_is_one_unit_sent_after_kubeapi() -> None:
 def test_other_modes_keep_xdists_own_scheduler() -> None:
     assert pytest_xdist_make_scheduler(_config("load"), None) is None
     assert pytest_xdist_make_scheduler(_config("no"), None) is None
+
+
+def test_the_long_modules_are_sent_after_the_groups_longest_first() -> None:
+    collection = MANY + DEPLOY + OTHERS + RATES + BROWSER + KUBEAPI
+    (first, second), left = _sent(collection)
+    # The browser unit has two tests: its process is sent its next unit with it, the longest.
+    assert (first, second) == ([KUBEAPI], [BROWSER, RATES])
+    # Then test_deploy.py, before the module of more tests that xdist alone would send first.
+    assert left[:2] == ["tests/test_deploy.py", "tests/audit/test_projection.py"]

@@ -261,7 +261,11 @@ def load(path: str | os.PathLike[str]) -> Snapshot:
             raise SnapshotError(f"snapshot {p} is corrupt (bad gzip or not UTF-8)") from None
         if snap is not None:
             return snap
-    data = _read(p)
+    return from_document(_read(p), p)
+
+
+def from_document(data: Any, p: Path) -> Snapshot:
+    """The snapshot in ``data``, the parsed content of the snapshot or fixture file ``p``."""
     if not isinstance(data, dict):
         raise SnapshotError(f"snapshot {p} is not a kubegap snapshot (top level is not a mapping)")
     if data.get("format") == SNAPSHOT_FORMAT:

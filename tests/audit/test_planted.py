@@ -16,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from tests.audit.planted.score import YAML_LOADER
 from tests.audit.planted.score import report
 from tests.audit.planted.score import round_of
 from tests.audit.planted.score import scenario_paths
@@ -41,7 +42,7 @@ def test_scorer_counts_a_miss_and_a_wrong_fail(tmp_path: Path) -> None:
     """The scorer itself: an expectation kubegap cannot meet is a miss, a fail it reports on a
     listed look-alike is a wrong verdict, and a listed fail is not counted as unlisted."""
     src = next(p for p in scenario_paths() if p.stem == "healthy-unusual")
-    doc = yaml.safe_load(src.read_text())
+    doc = yaml.load(src.read_text(), Loader=YAML_LOADER)  # noqa: S506 - a safe loader
     doc["expect"]["fail"].append(
         {"check": "GPU-003", "kind": "Node", "name": "h100-a", "why": "8 of 8: cannot be found"}
     )

@@ -145,7 +145,7 @@ class KubeClient:
                     and self.request("GET", "/apis/" + group_version).status_code == 200
                 ):
                     return
-            time.sleep(0.1)
+            time.sleep(0.02)
         raise HarnessError(f"CRD {name} not established after {timeout} s")
 
     def _crd_group_version(self, name: str) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -241,14 +243,25 @@ def _exec_kubeconfig(apiserver: ApiServer, tmp_path: Path, tokens: list[str], ex
     state = tmp_path / "calls"
     state.write_text("0")
     plugin = tmp_path / "credential-plugin"
+    # A shell script (a Python one cost each of the test's 8 runs of the plugin a start-up).
+    status: dict[str, str] = {"token": "TOKEN"} | (
+        {"expirationTimestamp": expires} if expires else {}
+    )
+    before, after = json.dumps(
+        {
+            "apiVersion": "client.authentication.k8s.io/v1",
+            "kind": "ExecCredential",
+            "status": status,
+        }
+    ).split("TOKEN")
     plugin.write_text(
-        "#!/usr/bin/env python3\nimport json, pathlib\n"
-        f"state = pathlib.Path({str(state)!r}); n = int(state.read_text()); state.write_text(str(n + 1))\n"
-        f"tokens = {tokens!r}\n"
-        "status = {'token': tokens[min(n, len(tokens) - 1)]"
-        + (f", 'expirationTimestamp': {expires!r}" if expires else "")
-        + "}\n"
-        "print(json.dumps({'apiVersion': 'client.authentication.k8s.io/v1', 'kind': 'ExecCredential', 'status': status}))\n"
+        "#!/bin/sh\n"
+        f"n=$(cat {shlex.quote(str(state))}); echo $((n + 1)) > {shlex.quote(str(state))}\n"
+        # tokens[min(n, len(tokens) - 1)]
+        f"i=0; for t in {' '.join(shlex.quote(t) for t in tokens)}; do\n"
+        '  token=$t; [ "$i" -ge "$n" ] && break; i=$((i + 1))\n'
+        "done\n"
+        f'printf "%s%s%s\\n" {shlex.quote(before)} "$token" {shlex.quote(after)}\n'
     )
     plugin.chmod(0o755)
     kubeconfig = write_kubeconfig(

@@ -16,6 +16,7 @@ a cluster: namespaced kinds limited to that namespace. Scenarios of round N > 1 
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 import sys
 from collections.abc import Iterable
@@ -29,7 +30,10 @@ import yaml
 from incidents.audit.checks import ALL_CHECKS
 from incidents.audit.engine import run_checks
 from incidents.audit.model import Finding
-from incidents.audit.snapshot import load
+from incidents.audit.snapshot import from_document
+
+# libyaml's safe loader, as kubegap reads a snapshot (pure-Python PyYAML takes seconds on the set)
+YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 HERE = Path(__file__).resolve().parent
 
@@ -95,12 +99,21 @@ def _fails_matching(exp: Expectation, fails: Iterable[Finding]) -> list[Finding]
 
 
 def score_file(path: Path) -> Score:
-    """Run every check on the scenario at `path` and compare with its ``expect:`` block."""
-    doc = yaml.safe_load(path.read_text())
+    """Run every check on the scenario at `path` and compare with its ``expect:`` block.
+
+    A file is read once per process (again when it changes): several tests score the same one.
+    """
+    stat = path.stat()
+    return _score(path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _score(path: Path, mtime_ns: int, size: int) -> Score:
+    doc = yaml.load(path.read_text(), Loader=YAML_LOADER)  # noqa: S506 - a safe loader
     expect = doc["expect"]
     must_fail = [Expectation.parse(e) for e in expect.get("fail") or ()]
     must_not = [Expectation.parse(e) for e in expect.get("not_fail") or ()]
-    snap = load(path)
+    snap = from_document(doc, path)  # as snapshot.load() reads it, without parsing it again
     if doc.get("namespace"):
         snap.limit_to_namespace(doc["namespace"])  # as the CLI does for -n/--namespace
     findings = tuple(run_checks(list(ALL_CHECKS), snap).findings)
