@@ -14,7 +14,12 @@ from typing import Any
 
 Obj = dict[str, Any]
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# Extended resources of whole GPUs (or of their time-sliced or MPS replicas). With
+# ``renameByDefault: true`` in its sharing config the NVIDIA device plugin advertises the replicas
+# as ``<resource>.shared`` instead (nvidia.com/gpu.shared, nvidia.com/mig-<profile>.shared;
+# https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus), and a node then has no
+# nvidia.com/gpu at all.
+GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/gpu.shared", "amd.com/gpu")
 
 _SUFFIXES = {
     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
@@ -122,7 +127,11 @@ _INSTANCE_TYPES = (
         ),
     ),
 )
-RESOURCE_VENDOR = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}
+RESOURCE_VENDOR = {
+    "nvidia.com/gpu": "nvidia",
+    "nvidia.com/gpu.shared": "nvidia",
+    "amd.com/gpu": "amd",
+}
 
 
 def gpu_vendors(node: Obj) -> frozenset[str]:

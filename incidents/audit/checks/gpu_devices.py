@@ -101,12 +101,14 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
                     Evidence(f'status.capacity["{name}"]', capacity.get(name, 0.0), labelled)
                 )
         full = node_gpus(node)
+        # the whole-GPU resource the node advertises (nvidia.com/gpu.shared when time-slicing renames it)
+        whole = f'status.capacity["{next(iter(sorted(capacity)), "nvidia.com/gpu")}"]'
         labelled = quantity(labels.get("nvidia.com/gpu.count"))
         if not _uses_mig(node) and "nvidia.com/gpu.count" in labels and labelled > full:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, labelled))
+            evidence.append(Evidence(whole, full, labelled))
         pool = _pool(node)
         if pool in pools and not _uses_mig(node) and full < pools[pool] and not evidence:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, pools[pool]))
+            evidence.append(Evidence(whole, full, pools[pool]))
         if not any(capacity.values()):
             starting = _not_yet_initialized(ctx, node) or _dra_gpus(ctx, node)
             if starting:
