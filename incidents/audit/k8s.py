@@ -193,14 +193,35 @@ def driver_reloading(node: Obj) -> str | None:
     return None
 
 
+# The GPU Operator's MIG manager: the node label with the state of the geometry it applies, the
+# states while it applies one, and the value it gives a GPU client's nvidia.com/gpu.deploy.* label
+# while it has that client stopped (device plugin, GFD, DCGM, exporter;
+# https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html).
+MIG_STATE_LABEL = "nvidia.com/mig.config.state"
+MIG_APPLYING_STATES = frozenset({"pending", "rebooting"})
+MIG_PAUSED = "paused-for-mig-change"
+
+
+def mig_reconfiguring(node: Obj) -> str | None:
+    """The MIG manager's state on a node whose MIG geometry it is applying now (its GPU clients
+    are stopped and its GPUs not allocatable until the new slices are advertised); None
+    otherwise, ``failed`` included (it does not heal by itself)."""
+    state = ((node.get("metadata") or {}).get("labels") or {}).get(MIG_STATE_LABEL)
+    return str(state) if state in MIG_APPLYING_STATES else None
+
+
 def stack_down(node: Obj) -> str | None:
     """Why the node's GPU stack pods cannot be Ready now, when it is expected: the node is
-    NotReady, or its driver is being reloaded by the upgrade controller."""
+    NotReady, its driver is being reloaded by the upgrade controller, or the MIG manager is
+    applying a new geometry."""
     status = not_ready(node)
     if status is not None:
         return f"NotReady ({status})"
     state = driver_reloading(node)
-    return f"driver upgrade in progress ({state}, cordoned)" if state else None
+    if state:
+        return f"driver upgrade in progress ({state}, cordoned)"
+    mig = mig_reconfiguring(node)
+    return f"MIG reconfiguration in progress ({MIG_STATE_LABEL}={mig})" if mig else None
 
 
 def is_finished(obj: Obj) -> bool:

@@ -6,10 +6,12 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import DRA_GPU_PLUGIN_IMAGES
+from ..k8s import MIG_STATE_LABEL
 from ..k8s import UPGRADE_STATE_LABEL
 from ..k8s import Obj
 from ..k8s import driver_reloading
 from ..k8s import is_gpu_resource
+from ..k8s import mig_reconfiguring
 from ..k8s import node_gpus
 from ..k8s import not_ready
 from ..k8s import parse_time
@@ -86,6 +88,13 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
                 f"its driver is being reloaded by the GPU Operator's upgrade controller "
                 f"({UPGRADE_STATE_LABEL}={reloading}, cordoned): its GPUs are allocatable again "
                 "once the new driver is validated (upgrade-failed is judged)"
+            )
+        mig = mig_reconfiguring(node)
+        if mig:
+            return Skip(
+                f"the GPU Operator's MIG manager is applying a new MIG geometry "
+                f"({MIG_STATE_LABEL}={mig}): its GPUs are allocatable again once the new slices "
+                "are advertised (failed is judged)"
             )
         capacity = _gpu_resources(node, "capacity")
         allocatable = _gpu_resources(node, "allocatable")

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..context import Context
+from ..k8s import MIG_PAUSED
 from ..k8s import Obj
 from ..k8s import gpu_vendors
+from ..k8s import mig_reconfiguring
 from ..k8s import selector_matches
 from ..model import Check
 from ..model import Evidence
@@ -137,10 +139,19 @@ def exporters(ctx: Context) -> list[Exporter]:
     return out
 
 
+def _exporter_paused_for_mig(node: Obj) -> bool:
+    """The GPU Operator's MIG manager stopped the node's exporter while it applies a new geometry
+    (it restarts it when done); after a failed change the pause is judged as a gap."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    paused = labels.get("nvidia.com/gpu.deploy.dcgm-exporter") == MIG_PAUSED
+    return paused and mig_reconfiguring(node) is not None
+
+
 def exporter_coverage(ctx: Context) -> Iterator[Result]:
     """Every GPU node runs its vendor's metrics exporter: dcgm-exporter serves NVIDIA GPUs only,
     so an AMD node is covered by AMD's device metrics exporter instead."""
     by_vendor = {v: image_pods_on_nodes(ctx, words) for v, words in VENDOR_EXPORTERS.items()}
+    by_vendor["nvidia"] |= {name_of(n) for n in ctx.gpu_nodes if _exporter_paused_for_mig(n)}
     covered = {
         name_of(n)
         for n in ctx.gpu_nodes
