@@ -66,12 +66,26 @@ def is_gpu_resource(name: str) -> bool:
 DRA_GPU_PLUGIN_IMAGES = ("k8s-dra-driver", "gpu-dra-driver")
 
 
+# A GPU's device node, as the NVIDIA driver creates it (/dev/nvidia0, /dev/nvidia1, ...; the
+# control devices /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia-modeset are not GPUs). A container
+# that mounts one from the host uses that GPU without the device plugin knowing.
+GPU_DEVICE_PATH = re.compile(r"^/dev/nvidia\d+$")
+
+
+def device_gpus(container: Obj) -> int:
+    """GPUs a container reaches through host device nodes mounted at /dev/nvidia<N> (hostPath
+    volumes, usually with ``privileged``), the way GPUs are used without a device plugin."""
+    mounts = [m for m in container.get("volumeMounts") or [] if isinstance(m, dict)]
+    return len({m["mountPath"] for m in mounts if GPU_DEVICE_PATH.match(str(m.get("mountPath")))})
+
+
 def container_gpus(container: Obj, dra: bool = False) -> float:
-    """GPUs one container asks for (the larger of its limits and requests). With ``dra`` (the
-    cluster allocates GPUs through a GPU DRA driver) each DRA claim the container uses counts as
-    one GPU at least: the device count is in the claim's template, which kubegap does not read."""
+    """GPUs one container asks for (the larger of its limits and requests), or reaches through
+    /dev/nvidia<N> device mounts. With ``dra`` (the cluster allocates GPUs through a GPU DRA
+    driver) each DRA claim the container uses counts as one GPU at least: the device count is in
+    the claim's template, which kubegap does not read."""
     res = container.get("resources") or {}
-    total = 0.0
+    total = float(device_gpus(container))
     for part in ("limits", "requests"):
         values = res.get(part) or {}
         found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
