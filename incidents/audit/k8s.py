@@ -14,7 +14,12 @@ from typing import Any
 
 Obj = dict[str, Any]
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# Extended resources of whole GPUs (or of their time-sliced or MPS replicas). With
+# ``renameByDefault: true`` in its sharing config the NVIDIA device plugin advertises the replicas
+# as ``<resource>.shared`` instead (nvidia.com/gpu.shared, nvidia.com/mig-<profile>.shared;
+# https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus), and a node then has no
+# nvidia.com/gpu at all.
+GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/gpu.shared", "amd.com/gpu")
 
 _SUFFIXES = {
     "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50,
@@ -61,12 +66,26 @@ def is_gpu_resource(name: str) -> bool:
 DRA_GPU_PLUGIN_IMAGES = ("k8s-dra-driver", "gpu-dra-driver")
 
 
+# A GPU's device node, as the NVIDIA driver creates it (/dev/nvidia0, /dev/nvidia1, ...; the
+# control devices /dev/nvidiactl, /dev/nvidia-uvm, /dev/nvidia-modeset are not GPUs). A container
+# that mounts one from the host uses that GPU without the device plugin knowing.
+GPU_DEVICE_PATH = re.compile(r"^/dev/nvidia\d+$")
+
+
+def device_gpus(container: Obj) -> int:
+    """GPUs a container reaches through host device nodes mounted at /dev/nvidia<N> (hostPath
+    volumes, usually with ``privileged``), the way GPUs are used without a device plugin."""
+    mounts = [m for m in container.get("volumeMounts") or [] if isinstance(m, dict)]
+    return len({m["mountPath"] for m in mounts if GPU_DEVICE_PATH.match(str(m.get("mountPath")))})
+
+
 def container_gpus(container: Obj, dra: bool = False) -> float:
-    """GPUs one container asks for (the larger of its limits and requests). With ``dra`` (the
-    cluster allocates GPUs through a GPU DRA driver) each DRA claim the container uses counts as
-    one GPU at least: the device count is in the claim's template, which kubegap does not read."""
+    """GPUs one container asks for (the larger of its limits and requests), or reaches through
+    /dev/nvidia<N> device mounts. With ``dra`` (the cluster allocates GPUs through a GPU DRA
+    driver) each DRA claim the container uses counts as one GPU at least: the device count is in
+    the claim's template, which kubegap does not read."""
     res = container.get("resources") or {}
-    total = 0.0
+    total = float(device_gpus(container))
     for part in ("limits", "requests"):
         values = res.get(part) or {}
         found = sum(quantity(v) for k, v in values.items() if is_gpu_resource(k))
@@ -122,7 +141,11 @@ _INSTANCE_TYPES = (
         ),
     ),
 )
-RESOURCE_VENDOR = {"nvidia.com/gpu": "nvidia", "amd.com/gpu": "amd"}
+RESOURCE_VENDOR = {
+    "nvidia.com/gpu": "nvidia",
+    "nvidia.com/gpu.shared": "nvidia",
+    "amd.com/gpu": "amd",
+}
 
 
 def gpu_vendors(node: Obj) -> frozenset[str]:
@@ -184,14 +207,35 @@ def driver_reloading(node: Obj) -> str | None:
     return None
 
 
+# The GPU Operator's MIG manager: the node label with the state of the geometry it applies, the
+# states while it applies one, and the value it gives a GPU client's nvidia.com/gpu.deploy.* label
+# while it has that client stopped (device plugin, GFD, DCGM, exporter;
+# https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html).
+MIG_STATE_LABEL = "nvidia.com/mig.config.state"
+MIG_APPLYING_STATES = frozenset({"pending", "rebooting"})
+MIG_PAUSED = "paused-for-mig-change"
+
+
+def mig_reconfiguring(node: Obj) -> str | None:
+    """The MIG manager's state on a node whose MIG geometry it is applying now (its GPU clients
+    are stopped and its GPUs not allocatable until the new slices are advertised); None
+    otherwise, ``failed`` included (it does not heal by itself)."""
+    state = ((node.get("metadata") or {}).get("labels") or {}).get(MIG_STATE_LABEL)
+    return str(state) if state in MIG_APPLYING_STATES else None
+
+
 def stack_down(node: Obj) -> str | None:
     """Why the node's GPU stack pods cannot be Ready now, when it is expected: the node is
-    NotReady, or its driver is being reloaded by the upgrade controller."""
+    NotReady, its driver is being reloaded by the upgrade controller, or the MIG manager is
+    applying a new geometry."""
     status = not_ready(node)
     if status is not None:
         return f"NotReady ({status})"
     state = driver_reloading(node)
-    return f"driver upgrade in progress ({state}, cordoned)" if state else None
+    if state:
+        return f"driver upgrade in progress ({state}, cordoned)"
+    mig = mig_reconfiguring(node)
+    return f"MIG reconfiguration in progress ({MIG_STATE_LABEL}={mig})" if mig else None
 
 
 def is_finished(obj: Obj) -> bool:

@@ -159,7 +159,8 @@ def image_pods_on_nodes(ctx: Context, image_words: tuple[str, ...]) -> set[str]:
 
     On a NotReady node such a pod counts even when it is not Ready: it cannot be while its node
     is down, which NODE-001 judges (as PRE-002 leaves out stack pods of NotReady nodes); so it
-    does on a cordoned node whose driver the GPU Operator's upgrade controller is reloading."""
+    does on a cordoned node whose driver the GPU Operator's upgrade controller is reloading, and
+    on one whose MIG geometry its MIG manager is applying (``k8s.stack_down``)."""
     nodes: set[str] = set()
     matches: dict[int, bool] = {}  # by containers list: replicas share one (see compact.py)
     for pod in ctx.items("pods"):

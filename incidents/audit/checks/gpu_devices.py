@@ -6,10 +6,12 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..k8s import DRA_GPU_PLUGIN_IMAGES
+from ..k8s import MIG_STATE_LABEL
 from ..k8s import UPGRADE_STATE_LABEL
 from ..k8s import Obj
 from ..k8s import driver_reloading
 from ..k8s import is_gpu_resource
+from ..k8s import mig_reconfiguring
 from ..k8s import node_gpus
 from ..k8s import not_ready
 from ..k8s import parse_time
@@ -87,6 +89,13 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
                 f"({UPGRADE_STATE_LABEL}={reloading}, cordoned): its GPUs are allocatable again "
                 "once the new driver is validated (upgrade-failed is judged)"
             )
+        mig = mig_reconfiguring(node)
+        if mig:
+            return Skip(
+                f"the GPU Operator's MIG manager is applying a new MIG geometry "
+                f"({MIG_STATE_LABEL}={mig}): its GPUs are allocatable again once the new slices "
+                "are advertised (failed is judged)"
+            )
         capacity = _gpu_resources(node, "capacity")
         allocatable = _gpu_resources(node, "allocatable")
         evidence: list[Evidence] = []
@@ -101,12 +110,14 @@ def missing_gpus(ctx: Context) -> Iterator[Result]:
                     Evidence(f'status.capacity["{name}"]', capacity.get(name, 0.0), labelled)
                 )
         full = node_gpus(node)
+        # the whole-GPU resource the node advertises (nvidia.com/gpu.shared when time-slicing renames it)
+        whole = f'status.capacity["{next(iter(sorted(capacity)), "nvidia.com/gpu")}"]'
         labelled = quantity(labels.get("nvidia.com/gpu.count"))
         if not _uses_mig(node) and "nvidia.com/gpu.count" in labels and labelled > full:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, labelled))
+            evidence.append(Evidence(whole, full, labelled))
         pool = _pool(node)
         if pool in pools and not _uses_mig(node) and full < pools[pool] and not evidence:
-            evidence.append(Evidence('status.capacity["nvidia.com/gpu"]', full, pools[pool]))
+            evidence.append(Evidence(whole, full, pools[pool]))
         if not any(capacity.values()):
             starting = _not_yet_initialized(ctx, node) or _dra_gpus(ctx, node)
             if starting:

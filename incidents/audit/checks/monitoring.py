@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..context import Context
+from ..k8s import MIG_PAUSED
 from ..k8s import Obj
 from ..k8s import gpu_vendors
+from ..k8s import mig_reconfiguring
 from ..k8s import selector_matches
 from ..model import Check
 from ..model import Evidence
 from ..model import Reference
-from ..model import Resource
 from ..model import Result
 from .common import Gap
 from .common import gap
 from .common import image_pods_on_nodes
 from .common import name_of
 from .common import node_coverage
+from .common import not_evaluated
 from .common import per_object
+from .exporters import EXPORTER_IMAGE
+from .exporters import Exporter
+from .exporters import config_scrapers
+from .exporters import exporters
 
-EXPORTER_IMAGE = "dcgm-exporter"
 # The metrics exporter each GPU vendor ships, by image name (rocm/device-metrics-exporter).
 VENDOR_EXPORTERS = {"nvidia": (EXPORTER_IMAGE,), "amd": ("device-metrics-exporter",)}
 POD_MONITORINGS = "podmonitorings.monitoring.googleapis.com"  # Google Managed Prometheus
@@ -68,79 +72,19 @@ NVLINK_INSTANCE_TYPES = (
 DEFAULT_FIELDS = frozenset({"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_GPU_TEMP"})
 
 
-@dataclass(frozen=True)
-class Exporter:
-    """One DCGM exporter deployment: a DaemonSet, or the GPU Operator's ClusterPolicy."""
-
-    resource: Resource
-    namespace: str | None
-    config_maps: tuple[str, ...]  # ConfigMaps that may hold its counters CSV
-    config_path: str  # where the config is named in the resource
-    template_labels: dict[str, str]
-    scrape_annotation: bool
-    service_monitor: bool  # ClusterPolicy.spec.dcgmExporter.serviceMonitor.enabled
-
-
-OPERATOR_EXPORTER = "nvidia-dcgm-exporter"  # the name and app label of the operator's DaemonSet
-
-
-def _managed_by_operator(ds: Obj) -> bool:
-    """The GPU Operator's exporter DaemonSet: owned by the ClusterPolicy, or (an export that lost
-    its owner references) bearing the name and ``app`` label the operator gives it. Its counters
-    and ServiceMonitor are set in the ClusterPolicy, which the operator renders into it."""
-    meta = ds.get("metadata") or {}
-    if any(o.get("kind") == "ClusterPolicy" for o in meta.get("ownerReferences") or []):
-        return True
-    labels = meta.get("labels") or {}
-    return meta.get("name") == OPERATOR_EXPORTER and labels.get("app") == OPERATOR_EXPORTER
-
-
-def exporters(ctx: Context) -> list[Exporter]:
-    out: list[Exporter] = []
-    for cp in ctx.items("clusterpolicies.nvidia.com"):
-        dcgm = (cp.get("spec") or {}).get("dcgmExporter") or {}
-        if dcgm.get("enabled") is False:
-            continue
-        config = (dcgm.get("config") or {}).get("name")
-        out.append(
-            Exporter(
-                ctx.ref("clusterpolicies.nvidia.com", cp),
-                None,
-                (str(config),) if config else (),
-                "spec.dcgmExporter.config.name",
-                {"app": "nvidia-dcgm-exporter"},
-                False,
-                bool((dcgm.get("serviceMonitor") or {}).get("enabled")),
-            )
-        )
-    for ds in ctx.items("daemonsets.apps"):
-        tpl = (ds.get("spec") or {}).get("template") or {}
-        containers = (tpl.get("spec") or {}).get("containers") or []
-        if _managed_by_operator(ds) and out:
-            continue
-        if not any(EXPORTER_IMAGE in str(c.get("image", "")) for c in containers):
-            continue
-        volumes = (tpl.get("spec") or {}).get("volumes") or []
-        maps = tuple(str(v["configMap"]["name"]) for v in volumes if v.get("configMap"))
-        annotations = (tpl.get("metadata") or {}).get("annotations") or {}
-        out.append(
-            Exporter(
-                ctx.ref("daemonsets.apps", ds),
-                ds["metadata"].get("namespace"),
-                maps,
-                "spec.template.spec.volumes[*].configMap.name",
-                dict((tpl.get("metadata") or {}).get("labels") or {}),
-                annotations.get("prometheus.io/scrape") == "true",
-                False,
-            )
-        )
-    return out
+def _exporter_paused_for_mig(node: Obj) -> bool:
+    """The GPU Operator's MIG manager stopped the node's exporter while it applies a new geometry
+    (it restarts it when done); after a failed change the pause is judged as a gap."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    paused = labels.get("nvidia.com/gpu.deploy.dcgm-exporter") == MIG_PAUSED
+    return paused and mig_reconfiguring(node) is not None
 
 
 def exporter_coverage(ctx: Context) -> Iterator[Result]:
     """Every GPU node runs its vendor's metrics exporter: dcgm-exporter serves NVIDIA GPUs only,
     so an AMD node is covered by AMD's device metrics exporter instead."""
     by_vendor = {v: image_pods_on_nodes(ctx, words) for v, words in VENDOR_EXPORTERS.items()}
+    by_vendor["nvidia"] |= {name_of(n) for n in ctx.gpu_nodes if _exporter_paused_for_mig(n)}
     covered = {
         name_of(n)
         for n in ctx.gpu_nodes
@@ -252,13 +196,36 @@ def _gmp_selects(ctx: Context, exp: Exporter) -> bool:
     return any(_selects(m, exp.template_labels) for m in local + ctx.items(CLUSTER_POD_MONITORINGS))
 
 
+def _selected(ctx: Context, exp: Exporter, monitors: list[Obj]) -> bool:
+    if exp.scrape_annotation or exp.service_monitor or _gmp_selects(ctx, exp):
+        return True
+    return any(_selects(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors)
+
+
 def exporter_scraped(ctx: Context) -> Iterator[Result]:
     monitors = [m for key in MONITOR_KINDS for m in ctx.items(key)]
+    scrapers = config_scrapers(ctx)
+    judged: list[Exporter] = []
+    for exp in exporters(ctx):
+        if scrapers and not _selected(ctx, exp, monitors):
+            yield not_evaluated(
+                exp.resource,
+                f"no monitor object selects the exporter, but {', '.join(scrapers)} scrapes "
+                "through its own configuration file, which kubegap does not read",
+                Evidence(
+                    "pods[image~=grafana/alloy|grafana/agent]",
+                    scrapers,
+                    "a ServiceMonitor/PodMonitor or scrape annotation kubegap can see "
+                    "(Alloy's prometheus.operator.* components read them)",
+                ),
+            )
+        else:
+            judged.append(exp)
+    if scrapers and not judged:
+        return
 
     def judge(exp: Exporter) -> Gap | None:
-        if exp.scrape_annotation or exp.service_monitor or _gmp_selects(ctx, exp):
-            return None
-        if any(_selects(m, exp.template_labels) or "dcgm" in name_of(m) for m in monitors):
+        if _selected(ctx, exp, monitors):
             return None
         observed = (
             "no monitor CRDs installed (Prometheus Operator, VictoriaMetrics, Azure Managed "
@@ -277,7 +244,7 @@ def exporter_scraped(ctx: Context) -> Iterator[Result]:
         )
 
     yield from per_object(
-        ((e.resource, e) for e in exporters(ctx)),
+        ((e.resource, e) for e in judged),
         judge,
         ok="DCGM exporters are scraped",
         none="no DCGM exporter deployed (see MON-001)",
@@ -371,6 +338,7 @@ CHECKS = [
             *MONITOR_KINDS,
             POD_MONITORINGS,
             CLUSTER_POD_MONITORINGS,
+            "pods",
         ),
         cases=("acme-kalos-overheating-jul2023",),
         references=(_DCGM_CSV,),

@@ -174,7 +174,8 @@ def _coverage(ctx: Context, daemonsets: list[Obj]) -> dict[str, tuple[int, int]]
 
 def _unready_on_down_nodes(ctx: Context, ds: Obj) -> list[str]:
     """Nodes whose pod of this DaemonSet is not Ready because the node itself is down: NotReady,
-    or cordoned while the upgrade controller reloads its driver (``k8s.stack_down``)."""
+    cordoned while the upgrade controller reloads its driver, or under a MIG reconfiguration
+    (``k8s.stack_down``)."""
     out = []
     namespace = ds["metadata"].get("namespace")
     for pod in ctx.items("pods"):

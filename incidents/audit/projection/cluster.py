@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..k8s import Obj
+from ..k8s import device_gpus
 from ..k8s import is_gpu_resource
 from .core import _RESOURCE_KEYS
 from .core import _s
@@ -68,12 +69,15 @@ POD_LABELS = frozenset(
 
 
 def _asks_for_gpus(spec: Any) -> bool:
-    """Whether a pod may hold GPUs: it requests a GPU resource, or uses a DRA claim (whether the
-    claim is a GPU depends on the cluster's DRA drivers, see k8s.container_gpus)."""
+    """Whether a pod may hold GPUs: it requests a GPU resource, mounts a GPU device node from the
+    host, or uses a DRA claim (whether the claim is a GPU depends on the cluster's DRA drivers,
+    see k8s.container_gpus)."""
     containers = mappings(mapping(spec, "spec").get("containers"), "spec.containers")
     for i, c in enumerate(containers):
         res = mapping(c.get("resources"), f"spec.containers[{i}].resources")
         if res.get("claims"):
+            return True
+        if isinstance(c.get("volumeMounts"), list) and device_gpus(c):
             return True
         for part in ("limits", "requests"):
             if any(is_gpu_resource(k) for k in res.get(part) or {}):

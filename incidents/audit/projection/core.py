@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..k8s import GPU_DEVICE_PATH
 from ..k8s import Obj
 
 MAX_STR = 512
@@ -201,11 +202,12 @@ def container(c: Obj, path: str = "containers[]") -> Obj:
             "args": _strs(c.get("args")),
             "env": _env(c.get("env")),
             "resources": _resources(mapping(c.get("resources"), f"{path}.resources")),
-            # Only the /dev/shm mount is read (MEM-002).
+            # Only the /dev/shm mount (MEM-002) and GPU device nodes (k8s.device_gpus) are read.
             "volumeMounts": [
                 {"name": m.get("name"), "mountPath": m.get("mountPath")}
                 for m in c.get("volumeMounts") or []
                 if m.get("mountPath") == "/dev/shm"
+                or GPU_DEVICE_PATH.match(str(m.get("mountPath")))
             ]
             or None,
             "lifecycle": {"preStop": lifecycle["preStop"]} if lifecycle.get("preStop") else None,
