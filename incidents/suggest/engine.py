@@ -20,7 +20,9 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
   flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
   broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
-A term the text denies ("with no restart") is no evidence (incidents.suggest.selection); no
+A term the text denies or rules out ("with no restart", "not a hardware problem", "ruled out the
+network") is no evidence, nor are its words for learned evidence or like cases
+(incidents.suggest.negation); no
 term's words span the end of a clause (`CLAUSE_BOUND`); a component's one-word name written as
 a verb's past ("switched off") names no part (`PARTS_ARE_NOUNS`).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
@@ -48,6 +50,7 @@ from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
 from incidents.suggest.matching import Hit
 from incidents.suggest.matching import find_hits
+from incidents.suggest.negation import ruled_out
 from incidents.suggest.scoring import explicit_score
 from incidents.suggest.scoring import learned_evidence
 from incidents.suggest.scoring import noisy_or
@@ -82,12 +85,14 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
+    standing, denied = ruled_out(words, find_hits(lexicon, words))
+    hits = _confirmed(lexicon, select_hits(lexicon, words, standing))
     hits += _composed(lexicon, words, hits)
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
     covered = {i for hit in hits if hit.score > weights.AMBIGUOUS_WEIGHT for i in hit.words_at()}
+    covered |= denied
     learned, learned_words = learned_evidence(lexicon, words, covered)
 
     explicit = {v: explicit_score(found) for v, found in by_value.items()}
@@ -100,7 +105,7 @@ def suggest(
         if hit.score > weights.AMBIGUOUS_WEIGHT
         for i in hit.words_at()
     }
-    like, support_words = like_cases(lexicon, words, named)
+    like, support_words = like_cases(lexicon, words, named, denied)
     before = with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
         own[v] = noisy_or(own.get(v, 0.0), boost[0])

@@ -76,6 +76,11 @@ CLAUSE_BOUND = 1
 # them ("broke the networking control plane, pods lost connectivity" holds no "control-plane
 # pods"); 0: off.
 COMMA_BOUND = 1
+# A term a negator governs across determiners or "sign of" ("not a hardware problem", "no sign
+# of memory pressure", "wasn't the network") or after "ruled out", "rather than", "instead of"
+# is ruled out, as one right after a negation is (incidents.suggest.negation); 0: only one right
+# after a negation.
+RULED_OUT = 1
 GAP_FACTOR = 0.9
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000
