@@ -153,7 +153,11 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     also names, outright, a broader or narrower value of the same family ("the Kubernetes control
     plane", "the etcd behind the control plane"); an organisation's ("imbue", "upstage") where
     it names outright an organisation that one of the two descriptions names ("imbue voltage
-    park": Voltage Park "worked with Imbue's engineers")."""
+    park": Voltage Park "worked with Imbue's engineers"); and any where it names outright a value
+    whose name or alias the ambiguous one's description uses (not for an organisation: "vast"
+    beside storage is an amount) ("throttled" beside "CPU" or
+    "cgroup": CPU throttling, "paused by the kernel for exceeding their CPU quota"; not beside
+    "S3" or "the API")."""
     named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
     if not named:
         return hits
@@ -164,10 +168,30 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
         and (
             named & lexicon.family(hit.term.value_id)
             or any(_partners(lexicon, hit.term.value_id, other) for other in named)
+            or any(_described(lexicon, hit.term.value_id, other) for other in named)
         )
         else hit
         for hit in hits
     ]
+
+
+def _described(lexicon: Lexicon, value_id: int, other: int) -> bool:
+    """Whether the description of `value_id` uses the name or an alias of `other` (not one of
+    its ambiguous words) as words: its context, which confirms an ambiguous word of it."""
+    if (
+        not weights.DESCRIBED_CONFIRMS
+        or other == value_id
+        or lexicon.values[value_id].facet == ORGANISATION.facet  # those have partners
+    ):
+        return False
+    described = f" {' '.join(w.key for w in tokens(lexicon.values[value_id].description))} "
+    named = lexicon.values[other]
+    spellings = set((named.name, *named.aliases)) - set(named.ambiguous)
+    return any(
+        f" {' '.join(w.key for w in tokens(text))} " in described
+        for text in spellings
+        if tokens(text)
+    )
 
 
 def _partners(lexicon: Lexicon, value_id: int, other: int) -> bool:

@@ -29,6 +29,10 @@ COMPOSED_NAMES = 1
 # An organisation's ambiguous name ("imbue") counts fully beside an organisation named outright
 # that either's description names ("voltage park"); 0: off.
 PARTNERS_CONFIRM = 1
+# ... and any value's ambiguous word where the text names outright a value whose name or alias
+# its description uses ("throttled" beside "CPU", which CPU throttling's description names, and
+# not beside "S3 throttled our requests"); 0: off.
+DESCRIBED_CONFIRMS = 1
 # A one-word phrase that is a common English word ("stalled", "checkpoints", "fabric") names
 # something else as often as the value (fixture case text: 64% of one-word phrase matches were
 # right against 80% of longer ones): alone it stays below the threshold, and a second piece of
