@@ -1,5 +1,6 @@
 """What a text rules out names nothing: "it was not a hardware problem", "we ruled out the
-network", "no sign of memory pressure", "it wasn't the GPUs", and what is joined to such a thing
+network", "no sign of memory pressure", "it wasn't the GPUs", "the network was ruled out", "the GPUs
+weren't the problem", and what is joined to such a thing
 ("ruled out the fabric and the GPUs"). But a value named through a negative phrase of its own
 ("no alert fired", "without a canary", "not re-tested") is still named, and an auxiliary's "n't"
 before its subject asks rather than denies ("wasn't that calico?")."""
@@ -38,6 +39,9 @@ pytestmark = pytest.mark.django_db
             "root_cause:capacity-exhaustion",
             "symptom:out-of-memory",
         ),
+        # A verdict after the thing clears it; a comma ends what "ruled out" governs.
+        ("the network was ruled out, the job hung", "component:network", "symptom:job-hang"),
+        ("the GPUs weren't the problem, the job hung", "component:gpu", "symptom:job-hang"),
         (
             "the job hung at the allreduce, instead of the NCCL timeout we expected",
             "symptom:nccl-timeout",

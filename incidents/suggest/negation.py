@@ -52,7 +52,7 @@ CONJUNCTIONS = frozenset("and or nor".split())
 def ruled_out(words: Sequence[Token], hits: Sequence[Hit]) -> tuple[list[Hit], frozenset[int]]:
     """The hits that stand, and the positions of the words only denied hits used (no evidence
     for anything else either: neither learned words nor like cases)."""
-    gone = [denied(words, h.start, h.term.keys, h.skipped) for h in hits]
+    gone = [denied(words, h.start, h.term.keys, h.skipped, h.end) for h in hits]
     if weights.RULED_OUT:
         # A term joined by "and", "or" or "nor" to a ruled-out one is ruled out with it.
         for _pass in range(2):
@@ -94,19 +94,53 @@ def _joined(words: Sequence[Token], hit: Hit, ends: set[int]) -> bool:
 
 
 def denied(
-    words: Sequence[Token], start: int, keys: Sequence[str], skipped: frozenset[int]
+    words: Sequence[Token],
+    start: int,
+    keys: Sequence[str],
+    skipped: frozenset[int],
+    end: int | None = None,
 ) -> bool:
     """Whether the text denies the term whose first word is at `start` (`keys`: the term's
     words; `skipped`: the text's words between them): a negation among the words it skips
     ("ran with no restart" is no "run restarts") or governing it (see the module's docstring),
-    unless the term holds one itself ("no timeout fired")."""
+    or a verdict right after it (`end`: the word after the term) that clears it ("the network
+    was ruled out", "the GPUs weren't the problem"), unless the term holds a negation itself
+    ("no timeout fired")."""
     if any(key in NEGATIONS for key in keys):
         return False
     if any(words[i].key in NEGATIONS for i in skipped):
         return True
     if not weights.RULED_OUT:
         return start > 0 and words[start - 1].key in NEGATIONS
-    return _governed(words, start)
+    return _governed(words, start) or (end is not None and _cleared(words, end))
+
+
+# Words between a term and the verdict that clears it ("the network was ruled out").
+AUXILIARIES = frozenset("was is were are been be has have had got also then quickly".split())
+# What a thing cleared is said not to be ("the GPUs weren't the problem").
+BLAMES = frozenset("problem issue cause culprit bottleneck reason".split())
+
+
+def _cleared(words: Sequence[Token], end: int) -> bool:
+    """Whether the words from `end` on, in the term's clause, clear it: "... (was) ruled out",
+    "... (was) excluded", "... was not / wasn't the problem (cause, culprit)"."""
+    clause = words[end - 1].clause
+    keys = [w.key for w in words[end : end + 6] if w.clause == clause]
+    at = 0
+    while at < len(keys) and keys[at] in AUXILIARIES:
+        at += 1
+    rest = keys[at:]
+    if rest[:2] in (["ruled", "out"], ["excluded"]) or rest[:1] == ["excluded"]:
+        return True
+    if rest[:1] in (["wasn"], ["isn"], ["weren"], ["aren"]) and rest[1:2] == ["t"]:
+        rest = rest[2:]
+    elif at and rest[:1] in (["not"], ["never"]):
+        rest = rest[1:]
+    else:
+        return False
+    if rest[:1] and rest[0] in ("the", "a", "our", "its"):
+        rest = rest[1:]
+    return bool(rest) and rest[0] in BLAMES
 
 
 def _governed(words: Sequence[Token], start: int) -> bool:
@@ -115,6 +149,8 @@ def _governed(words: Sequence[Token], start: int) -> bool:
     at = start - 1
     clause = words[start].clause
     while at >= 0 and start - at <= REACH and words[at].clause == clause:
+        if words[at + 1].comma:
+            return False  # "the network was ruled out, the job hung"
         key = words[at].key
         if key in NEGATIONS:
             return not _asks(words, at, start)
