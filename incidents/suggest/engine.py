@@ -20,7 +20,9 @@ Evidence for a value, strongest first (each weight is in incidents.suggest.weigh
   organisation right before a component, as its vendor ("NVIDIA A100", `VENDOR_WEIGHT`); a word
   flagged `ambiguous` in the vocabulary ("node", `AMBIGUOUS_WEIGHT`), unless the text names a
   broader or narrower value of its family outright (`CONFIRMED_WEIGHT`).
-A term the text denies ("with no restart") is no evidence (incidents.suggest.selection); no
+A term the text denies or rules out ("with no restart", "not a hardware problem", "ruled out the
+network") is no evidence, nor are its words for learned evidence or like cases
+(incidents.suggest.negation); no
 term's words span the end of a clause (`CLAUSE_BOUND`); a component's one-word name written as
 a verb's past ("switched off") names no part (`PARTS_ARE_NOUNS`).
 Pieces of evidence (a value's distinct terms, its learned words) combine as independent chances
@@ -48,6 +50,7 @@ from incidents.suggest.lexicon import Lexicon
 from incidents.suggest.like import like_cases
 from incidents.suggest.matching import Hit
 from incidents.suggest.matching import find_hits
+from incidents.suggest.negation import ruled_out
 from incidents.suggest.scoring import explicit_score
 from incidents.suggest.scoring import learned_evidence
 from incidents.suggest.scoring import noisy_or
@@ -82,12 +85,14 @@ def suggest(
     words = tokens(text)
     if not words:
         return []
-    hits = _confirmed(lexicon, select_hits(lexicon, words, find_hits(lexicon, words)))
+    standing, denied = ruled_out(words, find_hits(lexicon, words))
+    hits = _confirmed(lexicon, select_hits(lexicon, words, standing))
     hits += _composed(lexicon, words, hits)
     by_value: dict[int, list[Hit]] = defaultdict(list)
     for hit in hits:
         by_value[hit.term.value_id].append(hit)
     covered = {i for hit in hits if hit.score > weights.AMBIGUOUS_WEIGHT for i in hit.words_at()}
+    covered |= denied
     learned, learned_words = learned_evidence(lexicon, words, covered)
 
     explicit = {v: explicit_score(found) for v, found in by_value.items()}
@@ -100,7 +105,7 @@ def suggest(
         if hit.score > weights.AMBIGUOUS_WEIGHT
         for i in hit.words_at()
     }
-    like, support_words = like_cases(lexicon, words, named)
+    like, support_words = like_cases(lexicon, words, named, denied)
     before = with_children(lexicon, own, explicit) if like else {}
     for v, boost in like.items():
         own[v] = noisy_or(own.get(v, 0.0), boost[0])
@@ -148,7 +153,11 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
     also names, outright, a broader or narrower value of the same family ("the Kubernetes control
     plane", "the etcd behind the control plane"); an organisation's ("imbue", "upstage") where
     it names outright an organisation that one of the two descriptions names ("imbue voltage
-    park": Voltage Park "worked with Imbue's engineers")."""
+    park": Voltage Park "worked with Imbue's engineers"); and any where it names outright a value
+    whose name or alias the ambiguous one's description uses (not for an organisation: "vast"
+    beside storage is an amount) ("throttled" beside "CPU" or
+    "cgroup": CPU throttling, "paused by the kernel for exceeding their CPU quota"; not beside
+    "S3" or "the API")."""
     named = {h.term.value_id for h in hits if not h.term.ambiguous and h.score >= weights.THRESHOLD}
     if not named:
         return hits
@@ -159,10 +168,30 @@ def _confirmed(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:
         and (
             named & lexicon.family(hit.term.value_id)
             or any(_partners(lexicon, hit.term.value_id, other) for other in named)
+            or any(_described(lexicon, hit.term.value_id, other) for other in named)
         )
         else hit
         for hit in hits
     ]
+
+
+def _described(lexicon: Lexicon, value_id: int, other: int) -> bool:
+    """Whether the description of `value_id` uses the name or an alias of `other` (not one of
+    its ambiguous words) as words: its context, which confirms an ambiguous word of it."""
+    if (
+        not weights.DESCRIBED_CONFIRMS
+        or other == value_id
+        or lexicon.values[value_id].facet == ORGANISATION.facet  # those have partners
+    ):
+        return False
+    described = f" {' '.join(w.key for w in tokens(lexicon.values[value_id].description))} "
+    named = lexicon.values[other]
+    spellings = set((named.name, *named.aliases)) - set(named.ambiguous)
+    return any(
+        f" {' '.join(w.key for w in tokens(text))} " in described
+        for text in spellings
+        if tokens(text)
+    )
 
 
 def _partners(lexicon: Lexicon, value_id: int, other: int) -> bool:

@@ -62,21 +62,25 @@ def _may_support(lexicon: Lexicon, value_id: int, claimed: int | None) -> bool:
 
 
 def like_cases(
-    lexicon: Lexicon, words: Sequence[Token], named: Mapping[int, int] | None = None
+    lexicon: Lexicon,
+    words: Sequence[Token],
+    named: Mapping[int, int] | None = None,
+    denied: frozenset[int] = frozenset(),
 ) -> tuple[Boosts, dict[int, list[str]]]:
     """Per value the prior raises, its boost and like cases; and the words supporting it.
 
     `named`: the positions of words that already name a value outright (an explicit match),
     with that value: such a word supports no other value of its facet but a broader one ("the
-    job hit a timeout" names Timeout, not NCCL timeout).
+    job hit a timeout" names Timeout, not NCCL timeout). `denied`: the positions of words the
+    text rules out ("not the network"), which neither rank cases nor support a value.
     """
-    content = [w for w in words if w.key not in FUNCTION_WORDS]
+    content = [w for i, w in enumerate(words) if w.key not in FUNCTION_WORDS and i not in denied]
     shares, holders = lexicon.cases.prior(w.stem for w in content)
     if not shares:
         return {}, {}
     supporting: dict[int, list[str]] = defaultdict(list)
     for position, word in enumerate(words):
-        if word.key in FUNCTION_WORDS:
+        if word.key in FUNCTION_WORDS or position in denied:
             continue
         claimed = (named or {}).get(position)
         commonness = zipf(word.key)

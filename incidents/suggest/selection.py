@@ -5,8 +5,8 @@ component may sit inside another value's words ("NCCL" in "NCCL timeout", "GPU" 
 the bus"), where it names where the thing happened, but nothing else may ("leak" in "data leak").
 A component right after a number or before a noun of measure is counted, not blamed
 (`weights.COUNTED_WEIGHT`), an organisation right before a component is its vendor
-(`weights.VENDOR_WEIGHT`), and a term right after a negation, or with one among the words it
-skips, is denied and names nothing.
+(`weights.VENDOR_WEIGHT`). A term the text denies or rules out ("not a hardware problem",
+"ruled out the network") has been left out before (incidents.suggest.negation).
 """
 
 from __future__ import annotations
@@ -26,28 +26,11 @@ CONTAINED_FACET = "component"
 CONTAINING_FACETS = frozenset({"symptom", "root_cause"})
 
 
-# Words that deny what follows them ("no restart", "not a bug", "without errors"); "didn't" is
-# read as "didn" and "t".
-NEGATIONS = frozenset(
-    "no not never without nor nothing didn don doesn wasn isn aren weren hasn haven".split()
-)
-
-
 def select_hits(lexicon: Lexicon, words: Sequence[Token], hits: list[Hit]) -> list[Hit]:
-    """The hits that stand (the longest and strongest first), denied ones left out, counted
-    components and vendors weighed down."""
-    kept = _select(lexicon, [h for h in hits if not _denied(words, h)])
+    """The hits that stand (the longest and strongest first; denied ones are left out before,
+    incidents.suggest.negation), counted components and vendors weighed down."""
+    kept = _select(lexicon, hits)
     return _vendors(lexicon, words, _measured(lexicon, words, _counted(lexicon, words, kept)))
-
-
-def _denied(words: Sequence[Token], hit: Hit) -> bool:
-    """Whether the text denies the term: a negation right before it or among the words skipped
-    inside it ("ran with no restart" is no "run restarts"), unless the term holds one itself
-    ("no timeout fired")."""
-    if any(key in NEGATIONS for key in hit.term.keys):
-        return False
-    before = {hit.start - 1} if hit.start > 0 else set()
-    return any(words[i].key in NEGATIONS for i in before | set(hit.skipped))
 
 
 def _select(lexicon: Lexicon, hits: list[Hit]) -> list[Hit]:

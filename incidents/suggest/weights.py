@@ -29,6 +29,10 @@ COMPOSED_NAMES = 1
 # An organisation's ambiguous name ("imbue") counts fully beside an organisation named outright
 # that either's description names ("voltage park"); 0: off.
 PARTNERS_CONFIRM = 1
+# ... and any value's ambiguous word where the text names outright a value whose name or alias
+# its description uses ("throttled" beside "CPU", which CPU throttling's description names, and
+# not beside "S3 throttled our requests"); 0: off.
+DESCRIBED_CONFIRMS = 1
 # A one-word phrase that is a common English word ("stalled", "checkpoints", "fabric") names
 # something else as often as the value (fixture case text: 64% of one-word phrase matches were
 # right against 80% of longer ones): alone it stays below the threshold, and a second piece of
@@ -76,6 +80,11 @@ CLAUSE_BOUND = 1
 # them ("broke the networking control plane, pods lost connectivity" holds no "control-plane
 # pods"); 0: off.
 COMMA_BOUND = 1
+# A term a negator governs across determiners or "sign of" ("not a hardware problem", "no sign
+# of memory pressure", "wasn't the network") or after "ruled out", "rather than", "instead of"
+# is ruled out, as one right after a negation is (incidents.suggest.negation); 0: only one right
+# after a negation.
+RULED_OUT = 1
 GAP_FACTOR = 0.9
 # Characters of text the engine reads, at most (a pasted postmortem can be long).
 MAX_CHARS = 20_000
