@@ -149,6 +149,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "incidents.middleware.DatabaseUnavailableMiddleware",
+    # The API's RateLimit-* headers, from the count its throttles made.
+    "incidents.api.throttles.RateLimitHeadersMiddleware",
     # Last, as django-axes asks: it answers a locked-out login attempt.
     "axes.middleware.AxesMiddleware",
 ]
