@@ -158,3 +158,13 @@ def test_json_report_validates_against_the_published_schema(snapshot: str) -> No
     )
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
     assert not errors, errors[:5]
+
+
+def test_the_published_schema_names_the_version_reports_carry() -> None:
+    """A tool that caches schemas by $id must not take the 3.x schema for the 2.0 one."""
+    from incidents.audit.report import SCHEMA_VERSION
+
+    schema = json.loads((REPO / "incidents/audit/report.schema.json").read_text())
+    assert schema["properties"]["schema_version"] == {"const": SCHEMA_VERSION}
+    assert schema["$id"].endswith(f"/report-{SCHEMA_VERSION}.schema.json")
+    assert schema["title"] == f"kubegap report {SCHEMA_VERSION}"
