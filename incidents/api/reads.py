@@ -175,10 +175,10 @@ class LibraryRead(MethodsFirst):
             if force:
                 return (renderers[0], renderers[0].media_type)
             # DRF's "Not found." names nothing: say which parameter, and what it takes.
-            known = ", ".join(dict.fromkeys(r.format for r in renderers))
+            formats = ", ".join(dict.fromkeys(r.format for r in renderers))
             given = fmt if fmt is not None else self.format_kwarg
             raise NotFound(
-                f"There is no format “{given}” (parameter {override}); known: {known}."
+                f"There is no format “{given}” (parameter {override}); known: {formats}."
             ) from exc
         except Exception:
             if force:
