@@ -203,12 +203,49 @@ def _answer(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+# Each argument's type with the description an agent reads in the tool's input schema.
 CheckIds = Annotated[
     str | list[str] | None,
     Field(
         description='Check ids, e.g. ["GPU-002", "JOB-001"] or "GPU-002,JOB-001"; all if omitted'
     ),
 ]
+Snapshot = Annotated[
+    str | None,
+    Field(
+        description="A snapshot file to audit instead of a cluster: kubegap collect's .json or "
+        ".json.gz, or a YAML file of items"
+    ),
+]
+Context = Annotated[
+    str | None, Field(description="The kubeconfig context to audit; its current one if omitted")
+]
+Kubeconfig = Annotated[
+    str | None,
+    Field(
+        description="A kubeconfig file: only $KUBECONFIG's files, ~/.kube/config or those the "
+        "server allows"
+    ),
+]
+Namespace = Annotated[
+    str | None,
+    Field(
+        description="Audit only this namespace's objects (cluster-scoped ones, such as nodes, "
+        "are still read); every namespace if omitted"
+    ),
+]
+Config = Annotated[
+    str | None, Field(description="A kubegap.yaml: checks on or off, thresholds, exemptions")
+]
+FailOn = Annotated[
+    str, Field(description="The lowest severity that fails: critical, high, medium, low or info")
+]
+Top = Annotated[
+    int, Field(description=f"How many failing findings to return, worst first (1 to {MAX_TOP})")
+]
+CheckId = Annotated[str, Field(description="A check id from list_checks, e.g. GPU-002 (any case)")]
+Query = Annotated[str, Field(description="Words to look for, e.g. 'NCCL timeout after a reboot'")]
+Limit = Annotated[int, Field(description="How many cases to return (1 to 50)")]
 
 
 def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ()) -> MCPServer:
@@ -225,7 +262,7 @@ def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ())
         return list_checks_data()
 
     @server.tool()
-    def explain_check(check_id: str) -> dict[str, Any]:
+    def explain_check(check_id: CheckId) -> dict[str, Any]:
         """What a check reads, why it matters, the cases it cites, how to fix, the RBAC it needs."""
         check = REGISTRY.get(check_id.upper())
         if check is None:
@@ -234,14 +271,14 @@ def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ())
 
     @server.tool()
     def audit(
-        snapshot: str | None = None,
-        context: str | None = None,
-        kubeconfig: str | None = None,
-        namespace: str | None = None,
+        snapshot: Snapshot = None,
+        context: Context = None,
+        kubeconfig: Kubeconfig = None,
+        namespace: Namespace = None,
         checks: CheckIds = None,
-        config: str | None = None,
-        fail_on: str = "high",
-        top: int = 20,
+        config: Config = None,
+        fail_on: FailOn = "high",
+        top: Top = 20,
     ) -> dict[str, Any]:
         """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
         every failing check with its number of findings (failing_checks), coverage gaps and the
@@ -264,7 +301,7 @@ def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ())
         )
 
     @server.tool()
-    def search_cases(query: str, limit: int = 10) -> list[dict[str, Any]]:
+    def search_cases(query: Query, limit: Limit = 10) -> list[dict[str, Any]]:
         """Search the incident library's cases (titles, summaries) for words."""
         return search_cases_data(query, limit, library_url)
 

@@ -250,3 +250,21 @@ def test_audit_reads_only_default_or_allowed_kubeconfigs(
         allowed = allowed_kubeconfigs([other])
         assert kubeconfig_refusal(other, allowed) is None
         assert kubeconfig_refusal(str(tmp_path / "elsewhere"), allowed) is not None
+
+
+def test_every_tool_argument_says_what_it_takes() -> None:
+    """An agent fills arguments from the input schema alone: each one is described."""
+
+    async def go() -> dict[str, dict[str, Any]]:
+        async with _client(UNREACHABLE) as client:
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    schemas = anyio.run(go)
+    undescribed = [
+        f"{tool}.{name}"
+        for tool, schema in schemas.items()
+        for name, prop in schema.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    assert undescribed == []
+    assert "GPU-002,JOB-001" in schemas["audit"]["properties"]["checks"]["description"]
