@@ -203,49 +203,34 @@ def _answer(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-# Each argument's type with the description an agent reads in the tool's input schema.
-CheckIds = Annotated[
-    str | list[str] | None,
-    Field(
-        description='Check ids, e.g. ["GPU-002", "JOB-001"] or "GPU-002,JOB-001"; all if omitted'
-    ),
-]
-Snapshot = Annotated[
-    str | None,
-    Field(
-        description="A snapshot file to audit instead of a cluster: kubegap collect's .json or "
-        ".json.gz, or a YAML file of items"
-    ),
-]
-Context = Annotated[
-    str | None, Field(description="The kubeconfig context to audit; its current one if omitted")
-]
-Kubeconfig = Annotated[
-    str | None,
-    Field(
-        description="A kubeconfig file: only $KUBECONFIG's files, ~/.kube/config or those the "
-        "server allows"
-    ),
-]
-Namespace = Annotated[
-    str | None,
-    Field(
-        description="Audit only this namespace's objects (cluster-scoped ones, such as nodes, "
-        "are still read); every namespace if omitted"
-    ),
-]
-Config = Annotated[
-    str | None, Field(description="A kubegap.yaml: checks on or off, thresholds, exemptions")
-]
-FailOn = Annotated[
-    str, Field(description="The lowest severity that fails: critical, high, medium, low or info")
-]
-Top = Annotated[
-    int, Field(description=f"How many failing findings to return, worst first (1 to {MAX_TOP})")
-]
-CheckId = Annotated[str, Field(description="A check id from list_checks, e.g. GPU-002 (any case)")]
-Query = Annotated[str, Field(description="Words to look for, e.g. 'NCCL timeout after a reboot'")]
-Limit = Annotated[int, Field(description="How many cases to return (1 to 50)")]
+# What each argument takes, as an agent reads it in the tool's input schema.
+ABOUT = {
+    "checks": 'Check ids, e.g. ["GPU-002", "JOB-001"] or "GPU-002,JOB-001"; all if omitted',
+    "snapshot": "A snapshot file to audit instead of a cluster: kubegap collect's .json or "
+    ".json.gz, or a YAML file of items",
+    "context": "The kubeconfig context to audit; its current one if omitted",
+    "kubeconfig": "A kubeconfig file: only $KUBECONFIG's files, ~/.kube/config or those the "
+    "server allows",
+    "namespace": "Audit only this namespace's objects (cluster-scoped ones, such as nodes, are "
+    "still read); every namespace if omitted",
+    "config": "A kubegap.yaml: checks on or off, thresholds, exemptions",
+    "fail_on": "The lowest severity that fails: critical, high, medium, low or info",
+    "top": f"How many failing findings to return, worst first (1 to {MAX_TOP})",
+    "check_id": "A check id from list_checks, e.g. GPU-002 (any case)",
+    "query": "Words to look for, e.g. 'NCCL timeout after a reboot'",
+    "limit": "How many cases to return (1 to 50)",
+}
+CheckIds = Annotated[str | list[str] | None, Field(description=ABOUT["checks"])]
+Snapshot = Annotated[str | None, Field(description=ABOUT["snapshot"])]
+Context = Annotated[str | None, Field(description=ABOUT["context"])]
+Kubeconfig = Annotated[str | None, Field(description=ABOUT["kubeconfig"])]
+Namespace = Annotated[str | None, Field(description=ABOUT["namespace"])]
+Config = Annotated[str | None, Field(description=ABOUT["config"])]
+FailOn = Annotated[str, Field(description=ABOUT["fail_on"])]
+Top = Annotated[int, Field(description=ABOUT["top"])]
+CheckId = Annotated[str, Field(description=ABOUT["check_id"])]
+Query = Annotated[str, Field(description=ABOUT["query"])]
+Limit = Annotated[int, Field(description=ABOUT["limit"])]
 
 
 def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ()) -> MCPServer:
