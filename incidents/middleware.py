@@ -1,6 +1,7 @@
 """Middleware of the site: a database that cannot be reached answers 503, not 500; too many query
-parameters a 400 at once; a 405 says which methods the address takes; the Content Security Policy
-header built once per process, not on every response."""
+parameters a 400 at once; a 405 says which methods the address takes; an API write without the
+address's trailing slash a 308 to it; the Content Security Policy header built once per process,
+not on every response."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest
 from django.http import HttpResponse
 from django.http import HttpResponseBase
+from django.http import JsonResponse
 from django.http import QueryDict
+from django.urls import is_valid_path
 
 from incidents.selectors.health import is_database_unavailable
 from incidents.views.errors import error_response
@@ -71,6 +74,35 @@ class MethodNotAllowedMiddleware:
         if allowed:
             page["Allow"] = allowed
         return page
+
+
+class ApiSlashMiddleware:
+    """A write to an API address without its trailing slash (`POST /api/cases`) is a 308 to the
+    address with it, which keeps the method and the body, and says so in JSON. Django's
+    APPEND_SLASH answers a 301 there (a client following it re-sends a GET, the body lost) and,
+    with DEBUG on, a 500. Reads keep Django's 301."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        path = request.path_info
+        if (
+            request.method not in ("GET", "HEAD")
+            and path.startswith("/api/")
+            and not path.endswith("/")
+            and not is_valid_path(path, getattr(request, "urlconf", None))
+            and is_valid_path(f"{path}/", getattr(request, "urlconf", None))
+        ):
+            query = request.META.get("QUERY_STRING", "")
+            location = f"{request.path}/" + (f"?{query}" if query else "")
+            response = JsonResponse(
+                {"detail": f"The address is {request.path}/, with its trailing slash."},
+                status=308,
+            )
+            response["Location"] = location
+            return response
+        return self.get_response(request)
 
 
 class DatabaseUnavailableMiddleware:

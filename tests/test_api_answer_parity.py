@@ -62,7 +62,11 @@ def test_the_remembered_negotiation_is_drfs(client: Client, small_library: None)
         assert client.get("/api/cases/?format=json")["Content-Type"] == "application/json"
         # Refusals are not remembered as answers: a 406 and an unknown format's 404, each time.
         assert client.get("/api/cases/", HTTP_ACCEPT="application/xml").status_code == 406
-        assert client.get("/api/cases/?format=yaml").status_code == 404
+        unknown = client.get("/api/cases/?format=yaml")
+        assert unknown.status_code == 404
+        assert unknown.json() == {
+            "detail": "There is no format “yaml” (parameter format); known: json, api."
+        }
     # The HTML and the JSON answers are kept apart in the cache too.
     assert client.get("/api/cases/", HTTP_ACCEPT="text/html")["Content-Type"].startswith(
         "text/html"

@@ -142,3 +142,24 @@ def test_an_unchanged_export_or_feed_is_a_304(client: Client, small_library: Non
     for url in ("/api/cases/export.csv?kind=study", "/feeds/cases.atom"):
         etag = client.get(url)["ETag"]
         assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304, url
+
+
+def test_the_schema_gives_the_fields_a_json_export_holds(
+    client: Client, small_library: None
+) -> None:
+    """A tool generating a client from the schema gets the export's rows, not `{}` (anything),
+    and the root does not promise whole cases (the summary, costs and remediations are the
+    detail's)."""
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    ok = schema["paths"]["/api/cases/export.{export_format}"]["get"]["responses"]["200"]
+    assert ok["content"]["application/json"]["schema"] == {
+        "type": "array",
+        "items": {"$ref": "#/components/schemas/CaseExportRecord"},
+    }
+    record = schema["components"]["schemas"]["CaseExportRecord"]
+    for row in json.loads(_body(client, "/api/cases/export.json")):
+        assert sorted(row) == sorted(record["properties"]) == sorted(record["required"])
+        nullable = {k for k, v in record["properties"].items() if v.get("nullable")}
+        assert {k for k, v in row.items() if v is None} <= nullable
+    described = client.get("/api/").json()["export_json"]["description"]
+    assert "whole" not in described and "facet slugs" in described

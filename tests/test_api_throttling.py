@@ -63,3 +63,23 @@ def test_rates_come_from_the_environment() -> None:
     env = {"SECRET_KEY": "x", "API_RATE_ANON": "7/minute", "API_RATE_USER": "off", "PATH": ""}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "{'anon': '7/minute', 'user': 'off'}", out.stderr
+
+
+@override_settings(REST_FRAMEWORK=RATES)
+def test_every_counted_answer_says_how_many_requests_remain(
+    client: Client, small_library: None
+) -> None:
+    """A tool paces itself by RateLimit-Remaining and -Reset before it meets the 429."""
+    first = client.get("/api/cases/")
+    assert (first["RateLimit-Limit"], first["RateLimit-Remaining"]) == ("3", "2")
+    assert 0 < int(first["RateLimit-Reset"]) <= 60
+    # a 304 and a 400 are counted, and say so, as much as a 200
+    revalidated = client.get("/api/cases/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert (revalidated.status_code, revalidated["RateLimit-Remaining"]) == (304, "1")
+    refused = client.get("/api/cases/?symptom=nope")
+    assert (refused.status_code, refused["RateLimit-Remaining"]) == (400, "0")
+    throttled = client.get("/api/facets/")
+    assert (throttled.status_code, throttled["RateLimit-Remaining"]) == (429, "0")
+    assert int(throttled["RateLimit-Reset"]) == int(throttled["Retry-After"])
+    # the pages are not rated, and say nothing of a rate
+    assert "RateLimit-Limit" not in client.get("/")

@@ -12,6 +12,7 @@ from django.contrib.auth.models import Permission
 from django.core.management import CommandError
 from django.core.management import call_command
 from django.test import Client
+from django.test import override_settings
 
 from incidents.models import Case
 
@@ -239,3 +240,27 @@ def test_a_method_an_endpoint_never_takes_is_405_whatever_the_credentials(
         response = getattr(Client(enforce_csrf_checks=True), method)(path, **headers)
         assert response.status_code == 405, (path, headers)
         assert "GET" in response["Allow"] and method.upper() not in response["Allow"]
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_write_without_the_trailing_slash_is_sent_on_with_its_body(
+    client: Client, small_library: None, django_user_model: Any, debug: bool
+) -> None:
+    """`POST /api/cases` (no slash), a common slip, is a 308 to `/api/cases/`: a client that
+    follows it sends the same POST again; Django's 301 would turn it into a GET (a 500 under
+    DEBUG). Followed here, the case is written."""
+    token = _editor(django_user_model, "add_case")
+    headers = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    body = json.dumps(NEW_CASE)
+    with override_settings(DEBUG=debug):
+        moved = client.post(
+            "/api/cases?allow_duplicate=1", body, content_type="application/json", **headers
+        )
+    assert moved.status_code == 308
+    assert moved["Location"] == "/api/cases/?allow_duplicate=1"
+    assert moved.json() == {"detail": "The address is /api/cases/, with its trailing slash."}
+    followed = client.post(moved["Location"], body, content_type="application/json", **headers)
+    assert followed.status_code == 201
+    # reads keep Django's redirect; an address that exists without the slash is untouched
+    assert client.get("/api/cases").status_code == 301
+    assert client.post("/api/cases/export.csv").status_code == 405

@@ -21,6 +21,8 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer
@@ -52,6 +54,31 @@ CSV_FIELDS = [
     "url",
 ]
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _nullable(field: type[serializers.Field]) -> serializers.Field:
+    return field(allow_null=True)  # type: ignore[call-arg]
+
+
+# An export row as the schema describes it (`_record` writes it): the case's own fields, its
+# facet values as slugs and its links; not the detail's summary, costs or remediations.
+EXPORT_RECORD = inline_serializer(
+    "CaseExportRecord",
+    fields={
+        "slug": serializers.CharField(),
+        "title": serializers.CharField(),
+        "kind": serializers.CharField(),
+        "setting": serializers.CharField(),
+        "period_start": _nullable(serializers.DateField),
+        "period_end": _nullable(serializers.DateField),
+        "published": _nullable(serializers.DateField),
+        "period": serializers.CharField(),
+        **{spec.param: serializers.ListField(child=serializers.CharField()) for spec in FACETS},
+        "primary_source": _nullable(serializers.URLField),
+        "sources": serializers.ListField(child=serializers.URLField()),
+        "url": serializers.URLField(),
+    },
+)
 
 
 class _Whatever(BaseContentNegotiation):
@@ -151,7 +178,8 @@ class CaseExportView(LibraryRead):
         responses=read_responses(
             {
                 (200, "text/csv"): OpenApiTypes.STR,
-                (200, "application/json"): OpenApiTypes.ANY,
+                (200, "application/json"): serializers.ListSerializer(child=EXPORT_RECORD),
+                # one CaseExportRecord a line
                 (200, "application/x-ndjson"): OpenApiTypes.STR,
             }
         ),

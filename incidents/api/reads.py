@@ -27,12 +27,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.core.cache import cache
+from django.http import Http404
 from django.http import HttpResponse
 from django.http import HttpResponseBase
 from django.utils.cache import get_conditional_response
 from django.utils.cache import patch_vary_headers
 from django.utils.http import http_date
 from rest_framework.exceptions import MethodNotAllowed
+from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer
@@ -169,6 +171,15 @@ class LibraryRead(MethodsFirst):
             renderer, media_type = self.get_content_negotiator().select_renderer(
                 request, renderers, self.format_kwarg
             )
+        except Http404 as exc:
+            if force:
+                return (renderers[0], renderers[0].media_type)
+            # DRF's "Not found." names nothing: say which parameter, and what it takes.
+            formats = ", ".join(dict.fromkeys(r.format for r in renderers))
+            given = fmt if fmt is not None else self.format_kwarg
+            raise NotFound(
+                f"There is no format “{given}” (parameter {override}); known: {formats}."
+            ) from exc
         except Exception:
             if force:
                 return (renderers[0], renderers[0].media_type)

@@ -33,7 +33,8 @@ ENDPOINTS: tuple[tuple[str, str, dict[str, str], str], ...] = (
             f"export_{name}",
             "api:case-export",
             {"export_format": name},
-            f"Every case under the filters, whole, as {text}",
+            f"Every case under the filters (not one page): its fields, facet slugs and links, "
+            f"as {text}",
         )
         for name, text in (("csv", "CSV"), ("json", "one JSON array"), ("ndjson", "NDJSON"))
     ),

@@ -1,6 +1,9 @@
 """Request rates for the API (DRF throttles): anonymous clients by address, token clients by
 user. The rates come from the environment (API_RATE_ANON, API_RATE_USER: "120/minute", "off")
-through settings.REST_FRAMEWORK; over the rate, a 429 with `Retry-After` in seconds.
+through settings.REST_FRAMEWORK; over the rate, a 429 with `Retry-After` in seconds. Every
+counted answer says where the client stands (RateLimitHeadersMiddleware): `RateLimit-Limit`,
+`RateLimit-Remaining` and `RateLimit-Reset` (seconds until the window opens again), the fields of
+the IETF draft "RateLimit header fields for HTTP", so a tool can pace itself before a 429.
 
 The rate is read at each request (not once at import, as DRF's own classes do), so a settings
 override takes effect. A client's requests are counted per window of the rate's period (the
@@ -13,9 +16,12 @@ and writes back, which loses counts when two requests overlap.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import caches
+from django.http import HttpRequest
+from django.http import HttpResponse
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import AnonRateThrottle
@@ -64,7 +70,14 @@ class WindowThrottle(SimpleRateThrottle):
         window = int(self.now // duration)
         self.window_end: float = (window + 1) * duration
         timeout = math.ceil(self.window_end - self.now) + 1
-        return count_request(f"{self.key}_{window}", timeout) <= allowed
+        count = count_request(f"{self.key}_{window}", timeout)
+        # Read by RateLimitHeadersMiddleware on the way out (the throttle itself is not kept).
+        request._request.rate_limit = (  # type: ignore[attr-defined]
+            allowed,
+            max(0, allowed - count),
+            max(1, math.ceil(self.window_end - self.now)),
+        )
+        return count <= allowed
 
     def wait(self) -> float | None:
         """Seconds until the next window opens."""
@@ -83,3 +96,21 @@ class UserThrottle(WindowThrottle, UserRateThrottle):
         if not (request.user and request.user.is_authenticated):
             return None
         return super().get_cache_key(request, view)
+
+
+class RateLimitHeadersMiddleware:
+    """`RateLimit-Limit`, `-Remaining` and `-Reset` on every answer a rate counted (a 200, a 304,
+    a 400 and the 429 alike); none where no rate applies ("off")."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        state = getattr(request, "rate_limit", None)
+        if state is not None:
+            limit, remaining, reset = state
+            response["RateLimit-Limit"] = str(limit)
+            response["RateLimit-Remaining"] = str(remaining)
+            response["RateLimit-Reset"] = str(reset)
+        return response

@@ -17,12 +17,16 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Annotated
 from typing import Any
 
 import httpx
 from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
 from .cases import CASES
 from .cases import case_url
@@ -106,8 +110,16 @@ def audit_summary(
         key=lambda f: (SEVERITY_RANK[f.severity], f.check.id, f.resource.logical_name),
     )
     top = max(1, min(int(top), MAX_TOP))
+    failing = Counter(f.check.id for f in fails)
+    checks = {f.check.id: f.check for f in fails}  # in `fails`' order: worst first
     return {
         "summary": summary(result, fail_on),
+        # Every failing check, worst first, with its count: the top findings alone may all be
+        # one check's (on a large cluster, thousands of findings of one check come first).
+        "failing_checks": [
+            {"check_id": c.id, "severity": c.severity, "title": c.title, "failing": failing[c.id]}
+            for c in checks.values()
+        ],
         "coverage_gaps": {
             k: c.status for k, c in sorted(result.coverage.items()) if c.status != "listed"
         },
@@ -183,6 +195,44 @@ def search_cases_data(query: str, limit: int, library_url: str | None) -> list[d
         return _offline_search(query, limit, library_url)
 
 
+def _answer(data: dict[str, Any]) -> dict[str, Any]:
+    """``data``, or a tool error (``isError: true``, the message as its text) when it is one: an
+    agent that checks ``isError`` does not read a refused audit as a clean one."""
+    if "error" in data:
+        raise ToolError(data["error"])
+    return data
+
+
+# What each argument takes, as an agent reads it in the tool's input schema.
+ABOUT = {
+    "checks": 'Check ids, e.g. ["GPU-002", "JOB-001"] or "GPU-002,JOB-001"; all if omitted',
+    "snapshot": "A snapshot file to audit instead of a cluster: kubegap collect's .json or "
+    ".json.gz, or a YAML file of items",
+    "context": "The kubeconfig context to audit; its current one if omitted",
+    "kubeconfig": "A kubeconfig file: only $KUBECONFIG's files, ~/.kube/config or those the "
+    "server allows",
+    "namespace": "Audit only this namespace's objects (cluster-scoped ones, such as nodes, are "
+    "still read); every namespace if omitted",
+    "config": "A kubegap.yaml: checks on or off, thresholds, exemptions",
+    "fail_on": "The lowest severity that fails: critical, high, medium, low or info",
+    "top": f"How many failing findings to return, worst first (1 to {MAX_TOP})",
+    "check_id": "A check id from list_checks, e.g. GPU-002 (any case)",
+    "query": "Words to look for, e.g. 'NCCL timeout after a reboot'",
+    "limit": "How many cases to return (1 to 50)",
+}
+CheckIds = Annotated[str | list[str] | None, Field(description=ABOUT["checks"])]
+Snapshot = Annotated[str | None, Field(description=ABOUT["snapshot"])]
+Context = Annotated[str | None, Field(description=ABOUT["context"])]
+Kubeconfig = Annotated[str | None, Field(description=ABOUT["kubeconfig"])]
+Namespace = Annotated[str | None, Field(description=ABOUT["namespace"])]
+Config = Annotated[str | None, Field(description=ABOUT["config"])]
+FailOn = Annotated[str, Field(description=ABOUT["fail_on"])]
+Top = Annotated[int, Field(description=ABOUT["top"])]
+CheckId = Annotated[str, Field(description=ABOUT["check_id"])]
+Query = Annotated[str, Field(description=ABOUT["query"])]
+Limit = Annotated[int, Field(description=ABOUT["limit"])]
+
+
 def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ()) -> MCPServer:
     """The MCP server; ``allow_kubeconfigs``: kubeconfig files allowed beyond the defaults."""
     extra = tuple(allow_kubeconfigs)
@@ -197,42 +247,46 @@ def build_server(library_url: str | None, allow_kubeconfigs: Iterable[str] = ())
         return list_checks_data()
 
     @server.tool()
-    def explain_check(check_id: str) -> dict[str, Any]:
+    def explain_check(check_id: CheckId) -> dict[str, Any]:
         """What a check reads, why it matters, the cases it cites, how to fix, the RBAC it needs."""
         check = REGISTRY.get(check_id.upper())
         if check is None:
-            return {"error": f"unknown check id {check_id!r}"}
+            raise ToolError(f"unknown check id {check_id!r} (see list_checks)")
         return check_to_dict(check, library_url)
 
     @server.tool()
     def audit(
-        snapshot: str | None = None,
-        context: str | None = None,
-        kubeconfig: str | None = None,
-        namespace: str | None = None,
-        checks: str | None = None,
-        config: str | None = None,
-        fail_on: str = "high",
-        top: int = 20,
+        snapshot: Snapshot = None,
+        context: Context = None,
+        kubeconfig: Kubeconfig = None,
+        namespace: Namespace = None,
+        checks: CheckIds = None,
+        config: Config = None,
+        fail_on: FailOn = "high",
+        top: Top = 20,
     ) -> dict[str, Any]:
         """Audit a cluster (kubeconfig context) or a snapshot file, read-only. Returns counts,
-        coverage gaps and the top failing findings (at most ``top``, max 100). ``config``: a
-        kubegap.yaml with checks on/off, thresholds and exemptions. ``kubeconfig``: only the
-        user's default kubeconfig files or those the server was started to allow."""
+        every failing check with its number of findings (failing_checks), coverage gaps and the
+        top failing findings (at most ``top``, max 100). A refused or failed audit is a tool
+        error. ``config``: a kubegap.yaml with checks on/off, thresholds and exemptions.
+        ``kubeconfig``: only the user's default kubeconfig files or those the server was started
+        to allow."""
         options = AuditOptions(
             snapshot=snapshot,
             kubeconfig=kubeconfig,
             context=context,
             namespace=namespace,
-            checks=checks,
+            checks=",".join(checks) if isinstance(checks, list) else checks,
             config=config,
         )
-        return audit_summary(
-            library_url, options, fail_on=fail_on, top=top, allowed=allowed_kubeconfigs(extra)
+        return _answer(
+            audit_summary(
+                library_url, options, fail_on=fail_on, top=top, allowed=allowed_kubeconfigs(extra)
+            )
         )
 
     @server.tool()
-    def search_cases(query: str, limit: int = 10) -> list[dict[str, Any]]:
+    def search_cases(query: Query, limit: Limit = 10) -> list[dict[str, Any]]:
         """Search the incident library's cases (titles, summaries) for words."""
         return search_cases_data(query, limit, library_url)
 

@@ -2,11 +2,16 @@
 
 A live cluster has no files, so each result carries a logical location and a synthetic artifact
 URI ``k8s://<context>/<namespace>/<Kind>/<name>`` (some viewers only show physical locations).
+With no file content to hash, a viewer cannot tell run to run that a result is the same one, so
+each carries ``partialFingerprints["kubegap/v1"]``: a digest of its check and resource (and of
+its rank among that pair's results, were there more than one), the same in every run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from typing import Any
 
 from . import __version__
@@ -89,10 +94,22 @@ def _result(f: Finding, rule_index: int, context: str) -> dict[str, Any]:
     return out
 
 
+def _fingerprints(results: list[dict[str, Any]]) -> None:
+    """Give each result its stable ``partialFingerprints`` (the module docstring says why)."""
+    seen: Counter[tuple[str, str]] = Counter()
+    for out in results:
+        pair = (out["ruleId"], out["locations"][0]["logicalLocations"][0]["fullyQualifiedName"])
+        seen[pair] += 1
+        text = "\0".join([*pair, str(seen[pair])])
+        out["partialFingerprints"] = {"kubegap/v1": hashlib.sha256(text.encode()).hexdigest()[:32]}
+
+
 def render_sarif(result: AuditResult, fail_on: str, library_url: str | None) -> str:
     reported = [f for f in result.findings if f.status in ("fail", "not_evaluated", "exempted")]
     rule_ids = sorted(c.id for c in result.checks)
     context = (result.snapshot.context or "cluster").replace("/", "_")
+    results = [_result(f, rule_ids.index(f.check.id), context) for f in reported]
+    _fingerprints(results)
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -119,7 +136,7 @@ def render_sarif(result: AuditResult, fail_on: str, library_url: str | None) -> 
                         },
                     }
                 ],
-                "results": [_result(f, rule_ids.index(f.check.id), context) for f in reported],
+                "results": results,
             }
         ],
     }

@@ -141,6 +141,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before anything reads the query: more than 1,000 parameters is a 400 here, DEBUG or not.
     "incidents.middleware.QueryLimitMiddleware",
+    # Before CommonMiddleware's APPEND_SLASH, whose 301 loses a POST's body (a 500 under DEBUG).
+    "incidents.middleware.ApiSlashMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -150,6 +152,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "incidents.middleware.MethodNotAllowedMiddleware",
     "incidents.middleware.DatabaseUnavailableMiddleware",
+    # The API's RateLimit-* headers, from the count its throttles made.
+    "incidents.api.throttles.RateLimitHeadersMiddleware",
     # Last, as django-axes asks: it answers a locked-out login attempt.
     "axes.middleware.AxesMiddleware",
 ]

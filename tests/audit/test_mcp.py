@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mcp import Client
 
 UNREACHABLE = "http://127.0.0.1:9"
+SNAPSHOTS = Path(__file__).resolve().parents[2] / "fixtures" / "snapshots"
 
 
 def _client(target: Any) -> Client:
@@ -45,6 +46,18 @@ def _call(tool: str, args: dict[str, Any]) -> Any:
                 content = result.structured_content
                 return content.get("result", content)
             return json.loads(result.content[0].text)
+
+    return anyio.run(go)
+
+
+def _error(tool: str, args: dict[str, Any]) -> str:
+    """The message of a call that must fail as a tool error (``isError: true``)."""
+
+    async def go() -> str:
+        async with _client(UNREACHABLE) as client:
+            result = await client.call_tool(tool, args)
+            assert result.is_error, result
+            return str(result.content[0].text)
 
     return anyio.run(go)
 
@@ -71,8 +84,28 @@ def test_audit_of_a_snapshot_is_bounded() -> None:
     assert doc["summary"]["exit_code"] == 1
     assert len(doc["top_findings"]) == 1 and doc["truncated"] >= 1
     assert doc["top_findings"][0]["severity"] in ("critical", "high")
-    err = _call("audit", {"snapshot": "/nonexistent.json"})
-    assert "cannot read snapshot" in err["error"]
+    assert "cannot read snapshot" in _error("audit", {"snapshot": "/nonexistent.json"})
+
+
+def test_a_tool_that_cannot_answer_is_a_tool_error() -> None:
+    """An agent that checks ``isError`` must not read a refused call as an answer."""
+    assert "unknown check id 'NOPE-1'" in _error("explain_check", {"check_id": "NOPE-1"})
+    path = str(FIXTURES / "GPU-003/fail-fewer-than-pool-peers.yaml")
+    assert "fail_on must be one of" in _error("audit", {"snapshot": path, "fail_on": "bogus"})
+
+
+def test_audit_names_every_failing_check_beyond_the_top_findings() -> None:
+    """The top findings may all be one check's; failing_checks counts every failing check."""
+    path = str(SNAPSHOTS / "demo-broken-gpu-cluster.json")
+    doc = _call("audit", {"snapshot": path, "top": 1})
+    failing = {c["check_id"]: c["failing"] for c in doc["failing_checks"]}
+    assert doc["summary"]["checks_by_status"]["fail"] == len(failing) > 1
+    assert sum(failing.values()) == doc["summary"]["findings_by_status"]["fail"]
+    assert doc["failing_checks"][0]["check_id"] == doc["top_findings"][0]["check_id"]
+    ranks = ["critical", "high", "medium", "low", "info"]
+    assert [ranks.index(c["severity"]) for c in doc["failing_checks"]] == sorted(
+        ranks.index(c["severity"]) for c in doc["failing_checks"]
+    )
 
 
 def test_audit_runs_only_the_checks_named() -> None:
@@ -80,8 +113,10 @@ def test_audit_runs_only_the_checks_named() -> None:
     doc = _call("audit", {"snapshot": path, "checks": "GPU-003", "top": 100})
     assert {f["check_id"] for f in doc["top_findings"]} == {"GPU-003"}
     assert doc["not_evaluated"] == []
-    err = _call("audit", {"snapshot": path, "checks": "GPU-003,NOPE-999"})
-    assert "NOPE-999" in err["error"]
+    assert "NOPE-999" in _error("audit", {"snapshot": path, "checks": "GPU-003,NOPE-999"})
+    # a list of ids, as an agent writes one, is the same selection
+    listed = _call("audit", {"snapshot": path, "checks": ["gpu-003"], "top": 100})
+    assert listed["top_findings"] == doc["top_findings"]
 
 
 @pytest.mark.parametrize(
@@ -194,13 +229,13 @@ def test_audit_reads_only_default_or_allowed_kubeconfigs(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     with FakeApiServer(FakeCluster(objects=gpu_cluster_objects, token="t0ken")) as server:
         other = write_kubeconfig(server.url)  # valid, reachable, but not allowed
-        refused = _call("audit", {"kubeconfig": other})
-        assert "is not one this server may read" in refused["error"]
-        assert "--allow-kubeconfig" in refused["error"] and "summary" not in refused
+        refused = _error("audit", {"kubeconfig": other})
+        assert "is not one this server may read" in refused
+        assert "--allow-kubeconfig" in refused and "summary" not in refused
         # a path reaching it through .. or a symlink is the same file, refused the same way
         link = tmp_path / "link"
         link.symlink_to(other)
-        assert "not one this server may read" in _call("audit", {"kubeconfig": str(link)})["error"]
+        assert "not one this server may read" in _error("audit", {"kubeconfig": str(link)})
         # the user's default location is allowed
         default.parent.mkdir(parents=True)
         default.write_text(Path(other).read_text())
@@ -215,3 +250,21 @@ def test_audit_reads_only_default_or_allowed_kubeconfigs(
         allowed = allowed_kubeconfigs([other])
         assert kubeconfig_refusal(other, allowed) is None
         assert kubeconfig_refusal(str(tmp_path / "elsewhere"), allowed) is not None
+
+
+def test_every_tool_argument_says_what_it_takes() -> None:
+    """An agent fills arguments from the input schema alone: each one is described."""
+
+    async def go() -> dict[str, dict[str, Any]]:
+        async with _client(UNREACHABLE) as client:
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    schemas = anyio.run(go)
+    undescribed = [
+        f"{tool}.{name}"
+        for tool, schema in schemas.items()
+        for name, prop in schema.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    assert undescribed == []
+    assert "GPU-002,JOB-001" in schemas["audit"]["properties"]["checks"]["description"]

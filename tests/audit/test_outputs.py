@@ -12,6 +12,7 @@ from incidents.audit.cases import CASES
 from incidents.audit.checks import ALL_CHECKS
 from incidents.audit.engine import run_checks
 from incidents.audit.kinds import KINDS
+from incidents.audit.model import Check
 from incidents.audit.rbac import manifest
 from incidents.audit.sarif import render_sarif
 from incidents.audit.snapshot import load
@@ -158,3 +159,35 @@ def test_json_report_validates_against_the_published_schema(snapshot: str) -> No
     )
     errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)]
     assert not errors, errors[:5]
+
+
+def test_the_published_schema_names_the_version_reports_carry() -> None:
+    """A tool that caches schemas by $id must not take the 3.x schema for the 2.0 one."""
+    from incidents.audit.report import SCHEMA_VERSION
+
+    schema = json.loads((REPO / "incidents/audit/report.schema.json").read_text())
+    assert schema["properties"]["schema_version"] == {"const": SCHEMA_VERSION}
+    assert schema["$id"].endswith(f"/report-{SCHEMA_VERSION}.schema.json")
+    assert schema["title"] == f"kubegap report {SCHEMA_VERSION}"
+
+
+def test_sarif_results_keep_their_fingerprint_from_run_to_run() -> None:
+    """A viewer tracks a result across runs by partialFingerprints (there is no file to hash):
+    one per result, and the same for the same check and resource whatever else the run holds."""
+    snap = REPO / "fixtures/snapshots/demo-broken-gpu-cluster.json"
+
+    def prints(checks: list[Check]) -> dict[tuple[str, str], str]:
+        doc = json.loads(render_sarif(run_checks(checks, load(snap)), "high", None))
+        results = doc["runs"][0]["results"]
+        out = {
+            (r["ruleId"], r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]): r[
+                "partialFingerprints"
+            ]["kubegap/v1"]
+            for r in results
+        }
+        assert len(set(out.values())) == len(results)  # one each
+        return out
+
+    everything = prints(list(ALL_CHECKS))
+    one_check = prints([c for c in ALL_CHECKS if c.id == "GPU-002"])
+    assert one_check and all(everything[key] == value for key, value in one_check.items())
