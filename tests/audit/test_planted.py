@@ -6,7 +6,7 @@ blind score, before them, was 28/31 and 2/72) and round 3 after one fix (13/17 f
 wrongly failed; blind, 12/17 and 0/55), round 4 after its fixes (33/33, 0/83; blind, 28/33 and
 5/83), round 5 after its fixes (26/26, 0/81; blind, 26/26 and 4/81), round 6 after its
 fixes (27/27, 0/77; blind, 26/28 and 6/76) and round 7 after its fixes (25/25, 0/91;
-blind, 16/25 and 5/91) and round 8 after its fixes (11/14, 0/65; blind, 11/14 and 3/65); a change that finds
+blind, 16/25 and 5/91) and round 8 after its fixes (12/14, 0/65; blind, 11/14 and 3/65); a change that finds
 fewer planted gaps or fails more look-alikes fails here. Raise the floors when a fix improves
 them.
 """
@@ -25,8 +25,8 @@ from tests.audit.planted.score import score_all
 from tests.audit.planted.score import score_file
 from tests.audit.planted.score import totals
 
-# planted gaps found, of 221 (rounds 1-8: 48/48, 31/31, 13/17, 33/33, 26/26, 27/27, 25/25, 11/14)
-FOUND_FLOOR = 214
+# planted gaps found, of 221 (rounds 1-8: 48/48, 31/31, 13/17, 33/33, 26/26, 27/27, 25/25, 12/14)
+FOUND_FLOOR = 215
 # look-alikes wrongly failed, of 611 (rounds 1-8: 0/87, 0/72, 0/55, 0/83, 0/81, 0/77, 0/91, 0/65)
 WRONG_CEILING = 0
 
