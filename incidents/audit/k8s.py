@@ -319,3 +319,12 @@ def scaled_int_or_percent(value: Any, total: int, default: int, round_up: bool) 
         share = total * float(text[:-1]) / 100
         return int(math.ceil(share)) if round_up else int(math.floor(share))
     return int(text)
+
+
+# An OpenTelemetry Collector's prometheus receiver (``prometheus:`` or ``prometheus/<name>:``).
+_PROMETHEUS_RECEIVER = re.compile(r"(?m)^\s*prometheus(/[\w.-]+)?:\s*$")
+
+
+def scrapes_prometheus(config: str) -> bool:
+    """A collector configuration with a prometheus receiver that has its own scrape jobs."""
+    return "scrape_configs" in config and bool(_PROMETHEUS_RECEIVER.search(config))

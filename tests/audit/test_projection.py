@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from incidents.audit.k8s import scrapes_prometheus
 from incidents.audit.kinds import project
 from incidents.audit.kinds import spec_for_object
 
@@ -94,6 +95,20 @@ def test_configmaps_keep_only_dcgm_counters_and_kueue_config() -> None:
     assert project("configmaps", cm)["data"] == {"metrics.csv": "DCGM_FI_DEV_GPU_TEMP, gauge, t\n"}
     cm["data"] = {"password": "hunter2"}
     assert "data" not in project("configmaps", cm)
+
+
+def test_collector_configs_keep_only_the_lines_that_say_they_scrape() -> None:
+    """An OpenTelemetry Collector config with a prometheus receiver is kept for MON-003, without
+    its exporters' credentials."""
+    config = (
+        "receivers:\n  prometheus:\n    config:\n      scrape_configs:\n"
+        "        - job_name: dcgm\nexporters:\n  prometheusremotewrite:\n"
+        "    endpoint: https://mimir\n    headers: {Authorization: Bearer hunter2}\n"
+    )
+    cm = {"metadata": {"name": "otel-collector", "namespace": "o"}, "data": {"c.yaml": config}}
+    kept = project("configmaps", cm)["data"]["c.yaml"]
+    assert kept == "  prometheus:\n      scrape_configs:\n        - job_name: dcgm\n"
+    assert scrapes_prometheus(kept)
 
 
 def test_gpu_operator_component_env_keeps_only_values_checks_compare() -> None:

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from ..context import Context
 from ..k8s import Obj
+from ..k8s import gpu_vendors
+from ..k8s import scrapes_prometheus
 from ..model import Resource
 from .common import name_of
 
@@ -82,12 +84,40 @@ def exporters(ctx: Context) -> list[Exporter]:
     return out
 
 
+def no_nvidia_node(ctx: Context) -> str | None:
+    """Why a DCGM exporter has nothing to serve: nodes are listed and none has an NVIDIA GPU
+    (DCGM serves NVIDIA GPUs only; TPU, Gaudi or AMD nodes need their own exporters). None when
+    some node has one, or no node is listed (an exporter-only snapshot is still judged)."""
+    nodes = ctx.items("nodes")
+    if not nodes or any("nvidia" in gpu_vendors(n) for n in nodes):
+        return None
+    return f"no NVIDIA GPU node among the {len(nodes)} listed; a DCGM exporter has nothing to serve"
+
+
 # Scrapers whose targets live in their own configuration file, not in monitoring objects the API
 # lists: Grafana Alloy (discovery.kubernetes + prometheus.scrape in config.alloy) and its
 # predecessor Grafana Agent. Where one runs, "no monitor selects the exporter" does not mean
 # "not scraped". (Prometheus itself is left out: under the Prometheus Operator its targets are the
 # monitors kubegap reads.)
 CONFIG_SCRAPER_IMAGES = ("grafana/alloy", "grafana/agent")
+# The OpenTelemetry Collector (otel/opentelemetry-collector*, and the
+# opentelemetry-collector-releases builds) often carries only traces or logs; it counts only when
+# a ConfigMap in its namespace gives it a prometheus receiver with scrape_configs
+# (https://github.com/open-telemetry/opentelemetry-collector-contrib/tree/main/receiver/prometheusreceiver).
+OTEL_COLLECTOR_IMAGE = "opentelemetry-collector"
+
+
+def _otel_scrapes(ctx: Context, pod: Obj) -> bool:
+    """A ConfigMap in the collector's namespace holds a scraping configuration (the pod's volumes
+    are not kept for pods without GPUs, so the ConfigMap is found by namespace, not by mount)."""
+    namespace = (pod.get("metadata") or {}).get("namespace")
+    return any(
+        cm["metadata"].get("namespace") == namespace
+        and any(
+            isinstance(v, str) and scrapes_prometheus(v) for v in (cm.get("data") or {}).values()
+        )
+        for cm in ctx.items("configmaps")
+    )
 
 
 def config_scrapers(ctx: Context) -> list[str]:
@@ -98,7 +128,8 @@ def config_scrapers(ctx: Context) -> list[str]:
             continue
         for c in (pod.get("spec") or {}).get("containers") or []:
             image = str(c.get("image", ""))
-            if any(word in image for word in CONFIG_SCRAPER_IMAGES):
+            otel = OTEL_COLLECTOR_IMAGE in image and _otel_scrapes(ctx, pod)
+            if otel or any(word in image for word in CONFIG_SCRAPER_IMAGES):
                 owner = ((pod.get("metadata") or {}).get("ownerReferences") or [{}])[0]
                 where = f"{pod['metadata'].get('namespace')}/{owner.get('name') or name_of(pod)}"
                 found.setdefault(where, image.rsplit("/", 1)[-1])

@@ -15,6 +15,7 @@ from ..model import Check
 from ..model import Evidence
 from ..model import Reference
 from ..model import Result
+from ..model import not_applicable
 from .common import Gap
 from .common import gap
 from .common import image_pods_on_nodes
@@ -22,10 +23,13 @@ from .common import name_of
 from .common import node_coverage
 from .common import not_evaluated
 from .common import per_object
+from .exporters import CONFIG_SCRAPER_IMAGES
 from .exporters import EXPORTER_IMAGE
+from .exporters import OTEL_COLLECTOR_IMAGE
 from .exporters import Exporter
 from .exporters import config_scrapers
 from .exporters import exporters
+from .exporters import no_nvidia_node
 
 # The metrics exporter each GPU vendor ships, by image name (rocm/device-metrics-exporter).
 VENDOR_EXPORTERS = {"nvidia": (EXPORTER_IMAGE,), "amd": ("device-metrics-exporter",)}
@@ -152,6 +156,9 @@ def nvlink_present(ctx: Context) -> tuple[bool | None, str]:
 
 
 def reliability_counters(ctx: Context) -> Iterator[Result]:
+    if reason := no_nvidia_node(ctx):
+        yield not_applicable(reason)
+        return
     nvlink, nvlink_note = nvlink_present(ctx)
     groups = {g: f for g, f in RELIABILITY_FIELDS.items() if nvlink or g != "NVLink errors"}
 
@@ -203,6 +210,9 @@ def _selected(ctx: Context, exp: Exporter, monitors: list[Obj]) -> bool:
 
 
 def exporter_scraped(ctx: Context) -> Iterator[Result]:
+    if reason := no_nvidia_node(ctx):
+        yield not_applicable(reason)
+        return
     monitors = [m for key in MONITOR_KINDS for m in ctx.items(key)]
     scrapers = config_scrapers(ctx)
     judged: list[Exporter] = []
@@ -213,10 +223,11 @@ def exporter_scraped(ctx: Context) -> Iterator[Result]:
                 f"no monitor object selects the exporter, but {', '.join(scrapers)} scrapes "
                 "through its own configuration file, which kubegap does not read",
                 Evidence(
-                    "pods[image~=grafana/alloy|grafana/agent]",
+                    f"pods[image~={'|'.join((*CONFIG_SCRAPER_IMAGES, OTEL_COLLECTOR_IMAGE))}]",
                     scrapers,
                     "a ServiceMonitor/PodMonitor or scrape annotation kubegap can see "
-                    "(Alloy's prometheus.operator.* components read them)",
+                    "(Alloy's prometheus.operator.* components and the OpenTelemetry "
+                    "Operator's target allocator read them)",
                 ),
             )
         else:
@@ -299,7 +310,7 @@ CHECKS = [
         pass_title="The DCGM exporter exports ECC, NVLink and XID counters",
         severity="medium",
         category="monitoring",
-        reads=("daemonsets.apps", "configmaps", "clusterpolicies.nvidia.com"),
+        reads=("nodes", "daemonsets.apps", "configmaps", "clusterpolicies.nvidia.com"),
         cases=(
             "acme-kalos-overheating-jul2023",
             "acme-llm-dev-infra-failures",
@@ -333,6 +344,7 @@ CHECKS = [
         severity="medium",
         category="monitoring",
         reads=(
+            "nodes",
             "daemonsets.apps",
             "clusterpolicies.nvidia.com",
             *MONITOR_KINDS,

@@ -3,9 +3,11 @@ ConfigMaps (only DCGM counters and Kueue configuration are kept)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..k8s import Obj
+from ..k8s import scrapes_prometheus
 from .core import MAX_CONFIG_VALUE
 from .core import MAX_EXPR
 from .core import _env
@@ -98,14 +100,31 @@ def cluster_policy(obj: Obj) -> Obj:
 
 
 def _config_value_needed(name: str, value: str) -> bool:
-    return "DCGM_FI_" in value or ("kueue" in name and "config.kueue.x-k8s.io" in value)
+    """DCGM counters, Kueue configuration, and collector configs that scrape (MON-003)."""
+    return (
+        "DCGM_FI_" in value
+        or ("kueue" in name and "config.kueue.x-k8s.io" in value)
+        or scrapes_prometheus(value)
+    )
+
+
+# The lines of a collector config that say it scrapes; the rest (exporters' endpoints, basic_auth,
+# bearer tokens) is dropped, so no credential reaches a snapshot.
+_SCRAPE_LINE = re.compile(r"^\s*(prometheus(/[\w.-]+)?:\s*$|scrape_configs:|-?\s*job_name:)")
+
+
+def _kept_value(value: str) -> str:
+    if "DCGM_FI_" in value or "config.kueue.x-k8s.io" in value:
+        return value[:MAX_CONFIG_VALUE]
+    lines = [line for line in value.splitlines() if _SCRAPE_LINE.match(line)]
+    return "\n".join(lines)[:MAX_CONFIG_VALUE] + "\n"
 
 
 def configmap(obj: Obj) -> Obj:
     meta = metadata(obj)
     data = obj.get("data") or {}
     kept = {
-        k: v[:MAX_CONFIG_VALUE]
+        k: _kept_value(v)
         for k, v in data.items()
         if isinstance(v, str) and _config_value_needed(str(meta.get("name", "")), v)
     }

@@ -144,8 +144,25 @@ class WorkloadIndex:
             found = self._by_pod[key] = self._resolve(pod)
         return found
 
+    def _listed_by_gang_label(self, pod: Obj) -> tuple[Adapter, Obj] | None:
+        """A listed workload a pod's gang label names, for a pod whose owner is not listed (a
+        JobSet's pods are owned by its Jobs; with Jobs forbidden or left out, the pods'
+        ``jobset.sigs.k8s.io/jobset-name`` still names the JobSet)."""
+        meta = pod.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        for adapter in ADAPTERS:
+            spec = adapter.spec
+            ns = str(meta.get("namespace", "")) if spec.namespaced else ""
+            for label in adapter.gang_labels:
+                found = labels.get(label) and self._objects.get(
+                    (ns, spec.group, spec.kind, str(labels[label]))
+                )
+                if found:
+                    return found
+        return None
+
     def _resolve(self, pod: Obj) -> tuple[Resource, Adapter | None]:
-        owner = self._listed_owner(pod)
+        owner = self._listed_owner(pod) or self._listed_by_gang_label(pod)
         if owner is not None:
             adapter, obj = self.top(*owner)
             resource = self._refs.get(id(obj))
