@@ -170,3 +170,19 @@ def test_presenters_run_no_queries(small_library: None) -> None:
         assert graph_page.context(focus, params, panel=True)["columns"]
         assert browse_page.value_context(value)["rows"]
     assert [q["sql"] for q in captured.captured_queries] == []
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_of_the_app_is_over_400_lines() -> None:
+    """Small modules (issue 7): a module past 400 lines is split by what its parts do
+    (migrations, generated, are left out)."""
+    root = Path(__file__).resolve().parents[1] / "incidents"
+    long = {
+        str(path.relative_to(root)): lines
+        for path in root.rglob("*.py")
+        if "migrations" not in path.parts
+        and (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, long
