@@ -59,23 +59,17 @@ def test_scorer_counts_a_miss_and_a_wrong_fail(tmp_path: Path) -> None:
     assert not [f for f in after.unlisted if f.check.id == "JOB-002"]
 
 
+# Rounds 2 onwards: how many `rN-` scenarios each holds.
+SCENARIOS_PER_ROUND = {2: 6, 3: 4, 4: 4, 5: 4, 6: 4, 7: 4, 8: 3}
+
+
 def test_rounds_are_told_apart_by_name() -> None:
     """Round 1 is the first seven scenarios; rounds 2 to 8 the `r2-` to `r8-` ones, scored alone."""
     assert len(scenario_paths(round_no=1)) == 7
-    second = scenario_paths(round_no=2)
-    assert len(second) == 6 and all(p.stem.startswith("r2-") for p in second)
-    third = scenario_paths(round_no=3)
-    assert len(third) == 4 and all(p.stem.startswith("r3-") for p in third)
-    fourth = scenario_paths(round_no=4)
-    assert len(fourth) == 4 and all(p.stem.startswith("r4-") for p in fourth)
-    fifth = scenario_paths(round_no=5)
-    assert len(fifth) == 4 and all(p.stem.startswith("r5-") for p in fifth)
-    sixth = scenario_paths(round_no=6)
-    assert len(sixth) == 4 and all(p.stem.startswith("r6-") for p in sixth)
-    seventh = scenario_paths(round_no=7)
-    assert len(seventh) == 4 and all(p.stem.startswith("r7-") for p in seventh)
-    eighth = scenario_paths(round_no=8)
-    assert len(eighth) == 3 and all(p.stem.startswith("r8-") for p in eighth)
+    for round_no, scenarios in SCENARIOS_PER_ROUND.items():
+        named = scenario_paths(round_no=round_no)
+        assert len(named) == scenarios, round_no
+        assert all(p.stem.startswith(f"r{round_no}-") for p in named), round_no
     assert {round_of(p) for p in scenario_paths()} == {1, 2, 3, 4, 5, 6, 7, 8}
 
 
