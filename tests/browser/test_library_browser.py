@@ -122,6 +122,25 @@ def test_back_to_a_search_shows_its_words_in_the_box(
     expect(page.locator("#q")).to_have_value("memory")
 
 
+def test_a_part_saved_mid_swap_comes_back_settled(
+    page: Page, live_server: object, small_library: None
+) -> None:
+    """A click while a part is still being swapped in (the graph panel loads after the list)
+    saves the page for Back with htmx's transient classes on that part; Back must restore it
+    settled, not mid-swap for good."""
+    page.goto(f"{live_server.url}/?q=memory")  # type: ignore[attr-defined]
+    page.locator("#graph-panel").evaluate(
+        "panel => panel.classList.add('htmx-added', 'htmx-settling')"
+    )
+    page.locator("#f-organisation-meta").click()
+    expect(page).to_have_url(re.compile(r"organisation=meta"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/\?q=memory$"))
+    expect(page.locator("#graph-panel")).to_be_attached()
+    transient = ".htmx-added, .htmx-settling, .htmx-swapping"
+    expect(page.locator(transient)).to_have_count(0)
+
+
 def test_keyboard_only_filtering_with_visible_focus(
     page: Page, live_server: object, small_library: None
 ) -> None:
